@@ -1,0 +1,238 @@
+//===- cpu_agent/CpuAgent.cpp - A CPU package or NUMA node as a kernel agent
+//===//
+#include "cpu_agent/CpuAgent.h"
+
+#include "cpu_agent/KernelDescriptor.h"
+#include "runtime/core/Queue.h"
+
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <cstring>
+
+namespace openhsa::cpu {
+
+Registry<KernelDescriptor> &liveKernels() {
+  static Registry<KernelDescriptor> Kernels;
+  return Kernels;
+}
+
+const Isa &hostIsa() {
+  static const Isa Host = [] {
+    Isa I;
+    llvm::Triple T(llvm::sys::getProcessTriple());
+    I.Name = "openhsa:" + T.getArchName().str() + ":" +
+             llvm::sys::getHostCPUName().str();
+    I.MachineModel = HSA_MACHINE_MODEL_LARGE;
+    I.Profile = HSA_PROFILE_FULL;
+    I.DefaultRounding = HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR;
+    I.WavefrontSize = CpuAgentLimits::WavefrontSize;
+    for (uint16_t &D : I.WorkgroupMaxDim)
+      D = CpuAgentLimits::WorkgroupMaxDim;
+    I.WorkgroupMaxSize = CpuAgentLimits::WorkgroupMaxSize;
+    I.GridMaxDim = {CpuAgentLimits::GridMaxDim, CpuAgentLimits::GridMaxDim,
+                    CpuAgentLimits::GridMaxDim};
+    I.GridMaxSize = CpuAgentLimits::GridMaxSize;
+    I.FbarrierMaxSize = CpuAgentLimits::FbarrierMaxSize;
+    return I;
+  }();
+  return Host;
+}
+
+CpuAgent::CpuAgent(const Topology &Topo, const CpuNodeInfo &Node,
+                   unsigned Ordinal)
+    : Topo(Topo), Node(Node), Ordinal(Ordinal),
+      Concurrency(std::max<unsigned>(1, unsigned(Node.ProcessingUnits.size()))),
+      // No slot is kept for an application thread: work is enqueued from
+      // the packet processor and run by the arena's own workers.
+      Arena(int(Concurrency), 0) {
+  Arena.initialize();
+  if (Topo.isPartitioned())
+    ThreadBinder = std::make_unique<Binder>(Arena, Topo, Node);
+
+  const uint64_t Memory = Node.LocalMemoryBytes;
+  Regions.push_back(std::make_unique<Region>(
+      *this, Region::Kind::GlobalFineGrained, Memory, Topo, Node));
+  Regions.push_back(std::make_unique<Region>(
+      *this, Region::Kind::GlobalCoarseGrained, Memory, Topo, Node));
+  Regions.push_back(std::make_unique<Region>(*this, Region::Kind::Kernarg,
+                                             Memory, Topo, Node));
+  Regions.push_back(std::make_unique<Region>(
+      *this, Region::Kind::Group, CpuAgentLimits::GroupSegmentMax, Topo, Node));
+
+  for (const CacheLevelInfo &C : Node.Caches) {
+    auto Entry = std::make_unique<Cache>();
+    Entry->Level = uint8_t(C.Level);
+    Entry->SizeBytes = uint32_t(std::min<uint64_t>(C.SizeBytes, UINT32_MAX));
+    Entry->Name = "L" + std::to_string(C.Level) +
+                  (C.Kind == "data"          ? "d"
+                   : C.Kind == "instruction" ? "i"
+                                             : "");
+    Caches.push_back(std::move(Entry));
+  }
+  Isas.push_back(&hostIsa());
+
+  DispatchLimits Limits{
+      CpuAgentLimits::WorkgroupMaxSize, CpuAgentLimits::WorkgroupMaxDim,
+      CpuAgentLimits::GroupSegmentMax, CpuAgentLimits::PrivateSegmentMax};
+  Processor = std::make_unique<PacketProcessor>(*this, Arena, Concurrency,
+                                                Limits, AgentDispatch);
+}
+
+CpuAgent::~CpuAgent() {
+  Processor.reset();
+  ThreadBinder.reset();
+  Arena.terminate();
+}
+
+hsa_status_t CpuAgent::createQueue(const QueueRequest &Request, uint64_t Id,
+                                   Queue *&Result) {
+  if (QueueCount.fetch_add(1) >= CpuAgentLimits::QueuesMax) {
+    QueueCount.fetch_sub(1);
+    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  }
+  Queue::Config C;
+  C.Owner = this;
+  C.Size = Request.Size;
+  C.Type = Request.Type;
+  C.Features =
+      HSA_QUEUE_FEATURE_KERNEL_DISPATCH | HSA_QUEUE_FEATURE_AGENT_DISPATCH;
+  C.Callback = Request.Callback;
+  C.CallbackData = Request.CallbackData;
+  C.PrivateSegmentSizeHint = Request.PrivateSegmentSize;
+  C.GroupSegmentSizeHint = Request.GroupSegmentSize;
+  // The ring lives on the agent's node: the processor reads every packet.
+  C.AllocateRing = [](size_t Bytes, void *Ctx) {
+    auto *Self = static_cast<CpuAgent *>(Ctx);
+    return Self->Topo.allocateOnNode(Self->Node, Bytes);
+  };
+  C.FreeRing = [](void *P, size_t Bytes, void *Ctx) {
+    auto *Self = static_cast<CpuAgent *>(Ctx);
+    Self->Topo.freeOnNode(P, Bytes);
+  };
+  C.RingCtx = this;
+  std::unique_ptr<Queue> Q = Queue::create(C, Id);
+  if (!Q) {
+    QueueCount.fetch_sub(1);
+    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  }
+  Processor->attach(*Q);
+  Result = Q.release();
+  return HSA_STATUS_SUCCESS;
+}
+
+void CpuAgent::destroyQueue(Queue *Q) {
+  Processor->detach(*Q);
+  delete Q;
+  QueueCount.fetch_sub(1);
+}
+
+hsa_status_t CpuAgent::getInfo(hsa_agent_info_t Attribute, void *Value) const {
+  const Isa &I = hostIsa();
+  switch (static_cast<int>(Attribute)) {
+  case HSA_AGENT_INFO_NAME:
+    copyName64(Node.Model, Value);
+    break;
+  case HSA_AGENT_INFO_VENDOR_NAME:
+    copyName64(Node.Vendor.empty() ? std::string("CPU") : Node.Vendor, Value);
+    break;
+  case HSA_AGENT_INFO_FEATURE:
+    *static_cast<hsa_agent_feature_t *>(Value) = hsa_agent_feature_t(
+        HSA_AGENT_FEATURE_KERNEL_DISPATCH | HSA_AGENT_FEATURE_AGENT_DISPATCH);
+    break;
+  case HSA_AGENT_INFO_MACHINE_MODEL:
+    *static_cast<hsa_machine_model_t *>(Value) = I.MachineModel;
+    break;
+  case HSA_AGENT_INFO_PROFILE:
+    *static_cast<hsa_profile_t *>(Value) = I.Profile;
+    break;
+  case HSA_AGENT_INFO_DEFAULT_FLOAT_ROUNDING_MODE:
+    *static_cast<hsa_default_float_rounding_mode_t *>(Value) =
+        I.DefaultRounding;
+    break;
+  case HSA_AGENT_INFO_BASE_PROFILE_DEFAULT_FLOAT_ROUNDING_MODES:
+    // A full-profile agent: no base-profile rounding modes.
+    *static_cast<uint32_t *>(Value) = 0;
+    break;
+  case HSA_AGENT_INFO_FAST_F16_OPERATION:
+    *static_cast<bool *>(Value) = false;
+    break;
+  case HSA_AGENT_INFO_WAVEFRONT_SIZE:
+    *static_cast<uint32_t *>(Value) = I.WavefrontSize;
+    break;
+  case HSA_AGENT_INFO_WORKGROUP_MAX_DIM:
+    std::memcpy(Value, I.WorkgroupMaxDim, sizeof(I.WorkgroupMaxDim));
+    break;
+  case HSA_AGENT_INFO_WORKGROUP_MAX_SIZE:
+    *static_cast<uint32_t *>(Value) = I.WorkgroupMaxSize;
+    break;
+  case HSA_AGENT_INFO_GRID_MAX_DIM:
+    *static_cast<hsa_dim3_t *>(Value) = I.GridMaxDim;
+    break;
+  case HSA_AGENT_INFO_GRID_MAX_SIZE:
+    *static_cast<uint32_t *>(Value) = uint32_t(I.GridMaxSize);
+    break;
+  case HSA_AGENT_INFO_FBARRIER_MAX_SIZE:
+    *static_cast<uint32_t *>(Value) = I.FbarrierMaxSize;
+    break;
+  case HSA_AGENT_INFO_QUEUES_MAX:
+    *static_cast<uint32_t *>(Value) = CpuAgentLimits::QueuesMax;
+    break;
+  case HSA_AGENT_INFO_QUEUE_MIN_SIZE:
+    *static_cast<uint32_t *>(Value) = CpuAgentLimits::QueueMinSize;
+    break;
+  case HSA_AGENT_INFO_QUEUE_MAX_SIZE:
+    *static_cast<uint32_t *>(Value) = CpuAgentLimits::QueueMaxSize;
+    break;
+  case HSA_AGENT_INFO_QUEUE_TYPE:
+    *static_cast<hsa_queue_type32_t *>(Value) = HSA_QUEUE_TYPE_MULTI;
+    break;
+  case HSA_AGENT_INFO_NODE:
+    *static_cast<uint32_t *>(Value) =
+        Node.NumaNodeOsIndex >= 0 ? uint32_t(Node.NumaNodeOsIndex) : Ordinal;
+    break;
+  case HSA_AGENT_INFO_DEVICE:
+    *static_cast<hsa_device_type_t *>(Value) = HSA_DEVICE_TYPE_CPU;
+    break;
+  case HSA_AGENT_INFO_CACHE_SIZE: {
+    uint32_t Sizes[4] = {0, 0, 0, 0};
+    for (const CacheLevelInfo &C : Node.Caches)
+      if (C.Level >= 1 && C.Level <= 4 && C.Kind != "instruction")
+        Sizes[C.Level - 1] =
+            uint32_t(std::min<uint64_t>(C.SizeBytes, UINT32_MAX));
+    std::memcpy(Value, Sizes, sizeof(Sizes));
+    break;
+  }
+  case HSA_AGENT_INFO_ISA:
+    *static_cast<hsa_isa_t *>(Value) = I.handle();
+    break;
+  case HSA_AGENT_INFO_EXTENSIONS:
+    // No extension is supported by this agent yet (the finalizer and
+    // images extensions arrive with their issues).
+    std::memset(Value, 0, 128);
+    break;
+  case HSA_AGENT_INFO_VERSION_MAJOR:
+    *static_cast<uint16_t *>(Value) = 1;
+    break;
+  case HSA_AGENT_INFO_VERSION_MINOR:
+    *static_cast<uint16_t *>(Value) = 2;
+    break;
+  case HSA_EXT_OPENHSA_AGENT_INFO_CACHELINE_SIZE:
+    *static_cast<uint32_t *>(Value) = 64;
+    break;
+  case HSA_EXT_OPENHSA_AGENT_INFO_COMPUTE_UNIT_COUNT:
+    *static_cast<uint32_t *>(Value) = Node.CoreCount;
+    break;
+  case HSA_EXT_OPENHSA_AGENT_INFO_MAX_CLOCK_FREQUENCY:
+    *static_cast<uint32_t *>(Value) = Node.MaxClockMHz;
+    break;
+  case HSA_EXT_OPENHSA_AGENT_INFO_PRODUCT_NAME:
+    copyName64(Node.Model, Value);
+    break;
+  default:
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+} // namespace openhsa::cpu

@@ -1,0 +1,96 @@
+//===- cpu_agent/CpuAgent.h - A CPU package or NUMA node as a kernel agent -*-
+//C++ -*-===//
+//
+// One CpuAgent per CPU package, or per NUMA node where a package has
+// several (runtime/core/Topology.h). It owns a tbb::task_arena sized to its
+// processing units (bound to them where agents partition the machine), the
+// packet processor that services its queues, and its memory regions.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OPENHSA_CPU_AGENT_CPUAGENT_H
+#define OPENHSA_CPU_AGENT_CPUAGENT_H
+
+#include "cpu_agent/PacketProcessor.h"
+#include "runtime/core/Agent.h"
+#include "runtime/core/AgentDispatchTable.h"
+#include "runtime/core/Topology.h"
+
+#include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_scheduler_observer.h>
+
+#include <atomic>
+#include <memory>
+
+namespace openhsa::cpu {
+
+/// The properties every CPU agent shares.
+struct CpuAgentLimits {
+  static constexpr uint32_t WavefrontSize = 1;
+  static constexpr uint16_t WorkgroupMaxDim = 1024;
+  static constexpr uint32_t WorkgroupMaxSize = 1024;
+  static constexpr uint32_t GridMaxDim = UINT32_MAX;
+  static constexpr uint32_t GridMaxSize = UINT32_MAX;
+  static constexpr uint32_t FbarrierMaxSize = 32;
+  static constexpr uint32_t QueueMinSize = 16;
+  static constexpr uint32_t QueueMaxSize = 1u << 20;
+  static constexpr uint32_t QueuesMax = 256;
+  static constexpr uint32_t GroupSegmentMax = 64 * 1024;
+  static constexpr uint32_t PrivateSegmentMax = 1u << 20; // Per work-item.
+};
+
+/// The host's instruction set as an HSA ISA: "openhsa:<arch>:<cpu>".
+const Isa &hostIsa();
+
+class CpuAgent final : public Agent {
+public:
+  CpuAgent(const Topology &Topo, const CpuNodeInfo &Node, unsigned Ordinal);
+  ~CpuAgent() override;
+
+  hsa_status_t getInfo(hsa_agent_info_t Attribute, void *Value) const override;
+  hsa_device_type_t deviceType() const override { return HSA_DEVICE_TYPE_CPU; }
+  uint32_t queueMinSize() const override {
+    return CpuAgentLimits::QueueMinSize;
+  }
+  uint32_t queueMaxSize() const override {
+    return CpuAgentLimits::QueueMaxSize;
+  }
+  uint32_t queueMaxCount() const override { return CpuAgentLimits::QueuesMax; }
+  hsa_status_t createQueue(const QueueRequest &Request, uint64_t Id,
+                           Queue *&Result) override;
+  void destroyQueue(Queue *Q) override;
+
+  const CpuNodeInfo &node() const { return Node; }
+  AgentDispatchTable &agentDispatchTable() { return AgentDispatch; }
+  /// Worker threads the agent runs work-groups on.
+  unsigned concurrency() const { return Concurrency; }
+
+private:
+  class Binder final : public tbb::task_scheduler_observer {
+  public:
+    Binder(tbb::task_arena &Arena, const Topology &Topo,
+           const CpuNodeInfo &Node)
+        : tbb::task_scheduler_observer(Arena), Topo(Topo), Node(Node) {
+      observe(true);
+    }
+    ~Binder() override { observe(false); }
+    void on_scheduler_entry(bool) override { Topo.bindThisThread(Node); }
+
+  private:
+    const Topology &Topo;
+    const CpuNodeInfo &Node;
+  };
+
+  const Topology &Topo;
+  const CpuNodeInfo &Node;
+  const unsigned Ordinal;
+  const unsigned Concurrency;
+  AgentDispatchTable AgentDispatch;
+  tbb::task_arena Arena;
+  std::unique_ptr<Binder> ThreadBinder;
+  std::unique_ptr<PacketProcessor> Processor;
+  std::atomic<uint32_t> QueueCount{0};
+};
+
+} // namespace openhsa::cpu
+
+#endif

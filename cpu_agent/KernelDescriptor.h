@@ -1,0 +1,50 @@
+//===- cpu_agent/KernelDescriptor.h - What a CPU kernel object is -*- C++
+//-*-===//
+//
+// A kernel dispatch packet's kernel_object, for the CPU agent, is the
+// address of a KernelDescriptor: the work-group function and the segment
+// sizes it needs. The finalizer emits them for HSAIL kernels; native
+// kernels (hsa_ext_openhsa.h) get one from the runtime. Descriptors are
+// registered while live, so a dispatch naming anything else is rejected
+// before it is followed.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OPENHSA_CPU_AGENT_KERNELDESCRIPTOR_H
+#define OPENHSA_CPU_AGENT_KERNELDESCRIPTOR_H
+
+#include "hsa/hsa_ext_openhsa.h"
+#include "runtime/core/Registry.h"
+
+#include <cstdint>
+
+namespace openhsa {
+class Agent;
+
+namespace cpu {
+
+struct KernelDescriptor {
+  hsa_ext_openhsa_workgroup_fn_t Entry = nullptr;
+  void *UserData = nullptr;
+  /// The agent the kernel was built for; dispatches elsewhere are refused.
+  const Agent *Owner = nullptr;
+  uint32_t GroupSegmentSize = 0;   // Static group memory per work-group.
+  uint32_t PrivateSegmentSize = 0; // Per work-item.
+  uint32_t KernargSegmentSize = 0;
+  uint32_t KernargSegmentAlignment = 16;
+
+  uint64_t kernelObject() const {
+    return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(this));
+  }
+  static const KernelDescriptor *fromKernelObject(uint64_t Object) {
+    return reinterpret_cast<const KernelDescriptor *>(
+        static_cast<uintptr_t>(Object));
+  }
+};
+
+/// Every kernel object a dispatch may name.
+Registry<KernelDescriptor> &liveKernels();
+
+} // namespace cpu
+} // namespace openhsa
+
+#endif

@@ -1,0 +1,450 @@
+//===- cpu_agent/PacketProcessor.cpp - AQL packet processing on the CPU ---===//
+#include "cpu_agent/PacketProcessor.h"
+
+#include "cpu_agent/KernelDescriptor.h"
+#include "runtime/core/Clock.h"
+#include "runtime/core/Registry.h"
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+
+#include <cstdlib>
+#include <cstring>
+
+namespace openhsa::cpu {
+
+namespace {
+
+/// How long the processor thread keeps polling after its last packet before
+/// it sleeps. Long enough to catch the next packet of a host thread that
+/// submits back to back; short enough that an idle process costs nothing.
+constexpr uint64_t IdleSpinNs = 50'000;
+
+uint16_t loadHeader(const void *Slot, std::memory_order Order) {
+  return std::atomic_ref<uint16_t>(
+             *static_cast<uint16_t *>(const_cast<void *>(Slot)))
+      .load(Order);
+}
+
+void storeHeader(void *Slot, uint16_t Header) {
+  std::atomic_ref<uint16_t>(*static_cast<uint16_t *>(Slot))
+      .store(Header, std::memory_order_release);
+}
+
+unsigned packetType(uint16_t Header) {
+  return (Header >> HSA_PACKET_HEADER_TYPE) &
+         ((1u << HSA_PACKET_HEADER_WIDTH_TYPE) - 1);
+}
+
+bool fieldSet(uint16_t Header, unsigned Bit, unsigned Width) {
+  return ((Header >> Bit) & ((1u << Width) - 1)) != 0;
+}
+
+/// Applies the acquire fence a packet asks for before it launches.
+void acquireFence(uint16_t Header) {
+  if (fieldSet(Header, HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE,
+               HSA_PACKET_HEADER_WIDTH_SCACQUIRE_FENCE_SCOPE))
+    std::atomic_thread_fence(std::memory_order_acquire);
+}
+
+bool envFlag(const char *Name, bool Default) {
+  const char *V = std::getenv(Name);
+  if (!V || !*V)
+    return Default;
+  return !(V[0] == '0' || V[0] == 'n' || V[0] == 'N' || V[0] == 'f' ||
+           V[0] == 'F');
+}
+
+} // namespace
+
+/// Everything a launched dispatch needs after its packet slot is reused.
+struct PacketProcessor::DispatchJob {
+  hsa_kernel_dispatch_packet_t Packet;
+  const KernelDescriptor *Kernel;
+  Queue *Q;
+  std::shared_ptr<QueueState> State; // Set for asynchronous launches.
+  hsa_ext_openhsa_dispatch_context_t Context;
+  uint64_t GroupsX, GroupsXY, TotalGroups;
+  size_t GroupBytes;   // Static + dynamic group segment.
+  size_t PrivateBytes; // For a whole work-group.
+};
+
+PacketProcessor::PacketProcessor(const Agent &Owner, tbb::task_arena &Arena,
+                                 unsigned ArenaSlots,
+                                 const DispatchLimits &Limits,
+                                 const AgentDispatchTable &AgentDispatch)
+    : Owner(Owner), Arena(Arena), Limits(Limits), AgentDispatch(AgentDispatch),
+      Scratch(ArenaSlots + 1), InlineSlot(ArenaSlots),
+      InlineSmallDispatches(envFlag("OPENHSA_CPU_INLINE_DISPATCH", true)) {
+  Thread = std::thread([this] { run(); });
+}
+
+PacketProcessor::~PacketProcessor() {
+  Stopping.store(true, std::memory_order_seq_cst);
+  Wake.notify();
+  Thread.join();
+  // Work still running in the arena holds its own references; the agent
+  // waits for the arena before it goes away.
+}
+
+void PacketProcessor::attach(Queue &Q) {
+  auto S = std::make_shared<QueueState>();
+  S->Q = &Q;
+  std::lock_guard<std::mutex> Lock(Mutex);
+  Queues.push_back(std::move(S));
+  Generation.fetch_add(1, std::memory_order_release);
+  Q.setProcessor(this);
+  // Doorbell stores wake this thread for as long as the queue is attached.
+  Q.doorbell().addWatcher(&Wake);
+  Wake.notify();
+}
+
+void PacketProcessor::detach(Queue &Q) {
+  std::shared_ptr<QueueState> Gone;
+  uint64_t Target;
+  {
+    std::unique_lock<std::mutex> Lock(Mutex);
+    for (auto It = Queues.begin(); It != Queues.end(); ++It) {
+      if ((*It)->Q == &Q) {
+        Gone = *It;
+        Queues.erase(It);
+        break;
+      }
+    }
+    if (!Gone)
+      return;
+    Target = Generation.fetch_add(1, std::memory_order_release) + 1;
+    Q.doorbell().removeWatcher(&Wake);
+    Wake.notify();
+    // From the processor thread itself (a queue callback destroying its
+    // queue) there is nothing to wait for: the thread rereads its queue
+    // list before it looks at another packet.
+    if (std::this_thread::get_id() != Thread.get_id())
+      Acknowledged.wait(Lock, [&] { return SeenGeneration >= Target; });
+  }
+  // Kernels already launched from Q finish before Q goes away.
+  while (Gone->InFlight.load(std::memory_order_acquire) != 0)
+    std::this_thread::yield();
+}
+
+void PacketProcessor::refreshQueues() {
+  uint64_t G = Generation.load(std::memory_order_acquire);
+  if (G == SeenGeneration)
+    return;
+  std::lock_guard<std::mutex> Lock(Mutex);
+  for (auto &S : Active) {
+    bool StillAttached = false;
+    for (auto &Q : Queues)
+      StillAttached |= Q == S;
+    if (!StillAttached)
+      unwatch(*S);
+  }
+  Active = Queues;
+  SeenGeneration = Generation.load(std::memory_order_acquire);
+  Acknowledged.notify_all();
+}
+
+void PacketProcessor::run() {
+  uint64_t IdleSince = 0;
+  for (;;) {
+    const uint32_t Epoch = Wake.epoch();
+    refreshQueues();
+    if (Stopping.load(std::memory_order_acquire))
+      break;
+    bool Progress = false;
+    for (auto &S : Active) {
+      Progress |= processQueue(*S);
+      if (Generation.load(std::memory_order_relaxed) != SeenGeneration)
+        break; // A queue went away meanwhile; reread the list first.
+    }
+    if (Progress) {
+      IdleSince = 0;
+      continue;
+    }
+    const uint64_t Now = monotonicNanoseconds();
+    if (IdleSince == 0)
+      IdleSince = Now;
+    if (Now - IdleSince < IdleSpinNs) {
+      for (int I = 0; I < 16; ++I)
+        cpuRelax();
+      continue;
+    }
+    Wake.sleep(Epoch, -1);
+    IdleSince = 0;
+  }
+  std::lock_guard<std::mutex> Lock(Mutex);
+  for (auto &S : Active)
+    unwatch(*S);
+}
+
+void PacketProcessor::unwatch(QueueState &S) {
+  for (const Signal *Dep : S.Watched)
+    Dep->removeWatcher(&Wake);
+  S.Watched.clear();
+}
+
+bool PacketProcessor::processQueue(QueueState &S) {
+  Queue &Q = *S.Q;
+  bool Progress = false;
+  while (Q.isActive()) {
+    const uint64_t Index = Q.loadRead(std::memory_order_relaxed);
+    void *Slot = Q.slot(Index);
+    const uint16_t Header = loadHeader(Slot, std::memory_order_acquire);
+    const unsigned Type = packetType(Header);
+    if (Type == HSA_PACKET_TYPE_INVALID)
+      break; // The producer has not published this packet yet.
+    if (fieldSet(Header, HSA_PACKET_HEADER_BARRIER,
+                 HSA_PACKET_HEADER_WIDTH_BARRIER) &&
+        S.InFlight.load(std::memory_order_acquire) != 0)
+      break; // Earlier packets must complete first.
+
+    Outcome O;
+    switch (Type) {
+    case HSA_PACKET_TYPE_KERNEL_DISPATCH:
+      O = launchDispatch(S, Index, Slot);
+      break;
+    case HSA_PACKET_TYPE_BARRIER_AND:
+    case HSA_PACKET_TYPE_BARRIER_OR:
+      O = processBarrier(S, Slot, Type == HSA_PACKET_TYPE_BARRIER_AND);
+      break;
+    case HSA_PACKET_TYPE_AGENT_DISPATCH:
+      O = processAgentDispatch(S, Slot);
+      break;
+    default: // Vendor-specific packets of other vendors, or garbage.
+      Q.reportError(HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+      return true;
+    }
+    if (O == Outcome::Blocked)
+      break;
+    if (O == Outcome::Failed)
+      return true; // The queue is inactive now, maybe destroyed.
+    storeHeader(Slot,
+                uint16_t(HSA_PACKET_TYPE_INVALID << HSA_PACKET_HEADER_TYPE));
+    Q.storeRead(Index + 1, std::memory_order_release);
+    Progress = true;
+  }
+  return Progress;
+}
+
+void PacketProcessor::complete(hsa_signal_t Completion, uint16_t Header) {
+  if (fieldSet(Header, HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE,
+               HSA_PACKET_HEADER_WIDTH_SCRELEASE_FENCE_SCOPE))
+    std::atomic_thread_fence(std::memory_order_release);
+  if (Completion.handle)
+    Signal::fromHandle(Completion)->fetchSub(1);
+}
+
+PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
+                                                         uint64_t Index,
+                                                         const void *Slot) {
+  Queue &Q = *S.Q;
+  hsa_kernel_dispatch_packet_t P;
+  std::memcpy(&P, Slot, sizeof(P));
+  auto Fail = [&](hsa_status_t Status) {
+    Q.reportError(Status);
+    return Outcome::Failed;
+  };
+
+  // Geometry (HSA Runtime 2.8.2: unused dimensions must be 1).
+  const unsigned Dims =
+      (P.setup >> HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS) &
+      ((1u << HSA_KERNEL_DISPATCH_PACKET_SETUP_WIDTH_DIMENSIONS) - 1);
+  if (Dims < 1 || Dims > 3)
+    return Fail(HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+  const uint32_t Grid[3] = {P.grid_size_x, P.grid_size_y, P.grid_size_z};
+  const uint32_t Wg[3] = {P.workgroup_size_x, P.workgroup_size_y,
+                          P.workgroup_size_z};
+  uint64_t WgItems = 1;
+  for (unsigned D = 0; D < 3; ++D) {
+    if (Grid[D] == 0 || Wg[D] == 0)
+      return Fail(HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+    if (D >= Dims && (Grid[D] != 1 || Wg[D] != 1))
+      return Fail(HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+    if (Wg[D] > Limits.WorkgroupMaxDim)
+      return Fail(HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+    WgItems *= Wg[D];
+  }
+  if (WgItems > Limits.WorkgroupMaxSize)
+    return Fail(HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+
+  // The kernel object and completion signal must name live objects.
+  if (!liveKernels().contains(
+          reinterpret_cast<const void *>(uintptr_t(P.kernel_object))))
+    return Fail(HSA_STATUS_ERROR_INVALID_CODE_OBJECT);
+  const KernelDescriptor *K =
+      KernelDescriptor::fromKernelObject(P.kernel_object);
+  if (K->Owner != &Owner)
+    return Fail(HSA_STATUS_ERROR_INVALID_CODE_OBJECT);
+  if (P.completion_signal.handle &&
+      !liveSignals().contains(Signal::fromHandle(P.completion_signal)))
+    return Fail(HSA_STATUS_ERROR_INVALID_SIGNAL);
+  if (K->KernargSegmentSize != 0 && !P.kernarg_address)
+    return Fail(HSA_STATUS_ERROR_INVALID_ARGUMENT);
+
+  // Segments: the packet's sizes cover static and dynamic group memory; a
+  // packet that asks for less than the kernel's static need gets that need.
+  const uint64_t GroupBytes =
+      std::max<uint64_t>(P.group_segment_size, K->GroupSegmentSize);
+  const uint64_t PrivatePerItem =
+      std::max<uint64_t>(P.private_segment_size, K->PrivateSegmentSize);
+  if (GroupBytes > Limits.GroupSegmentMax ||
+      PrivatePerItem > Limits.PrivateSegmentMax)
+    return Fail(HSA_STATUS_ERROR_INVALID_ALLOCATION);
+
+  acquireFence(P.header);
+
+  auto Job = std::make_unique<DispatchJob>();
+  Job->Packet = P;
+  Job->Kernel = K;
+  Job->Q = &Q;
+  const uint64_t Gx = (uint64_t(Grid[0]) + Wg[0] - 1) / Wg[0];
+  const uint64_t Gy = (uint64_t(Grid[1]) + Wg[1] - 1) / Wg[1];
+  const uint64_t Gz = (uint64_t(Grid[2]) + Wg[2] - 1) / Wg[2];
+  Job->GroupsX = Gx;
+  Job->GroupsXY = Gx * Gy;
+  Job->TotalGroups = Gx * Gy * Gz;
+  Job->GroupBytes = size_t(GroupBytes);
+  Job->PrivateBytes = size_t(PrivatePerItem * WgItems);
+  hsa_ext_openhsa_dispatch_context_t &C = Job->Context;
+  C.packet = &Job->Packet;
+  C.queue = Q.hsa();
+  C.packet_id = Index;
+  C.group_base = nullptr;
+  C.private_base = nullptr;
+  C.group_segment_size = uint32_t(GroupBytes);
+  C.private_segment_size = uint32_t(PrivatePerItem);
+  C.dimensions = Dims;
+  for (unsigned D = 0; D < 3; ++D) {
+    C.grid_size[D] = Grid[D];
+    C.workgroup_size[D] = Wg[D];
+  }
+  C.grid_groups[0] = uint32_t(Gx);
+  C.grid_groups[1] = uint32_t(Gy);
+  C.grid_groups[2] = uint32_t(Gz);
+  C.user_data = K->UserData;
+
+  if (InlineSmallDispatches && Job->TotalGroups == 1) {
+    runWorkGroups(*Job, 0, 1, InlineSlot);
+    complete(P.completion_signal, P.header);
+    return Outcome::Consumed;
+  }
+
+  Job->State = S.shared_from_this();
+  S.InFlight.fetch_add(1, std::memory_order_acq_rel);
+  DispatchJob *Raw = Job.release();
+  Arena.enqueue([this, Raw] {
+    std::unique_ptr<DispatchJob> Owned(Raw);
+    tbb::parallel_for(tbb::blocked_range<uint64_t>(0, Owned->TotalGroups),
+                      [&](const tbb::blocked_range<uint64_t> &R) {
+                        int Slot = tbb::this_task_arena::current_thread_index();
+                        runWorkGroups(*Owned, R.begin(), R.end(),
+                                      unsigned(Slot));
+                      });
+    complete(Owned->Packet.completion_signal, Owned->Packet.header);
+    Owned->State->InFlight.fetch_sub(1, std::memory_order_acq_rel);
+    Wake.notify();
+  });
+  return Outcome::Consumed;
+}
+
+void PacketProcessor::runWorkGroups(DispatchJob &Job, uint64_t Begin,
+                                    uint64_t End, unsigned Slot) {
+  hsa_ext_openhsa_dispatch_context_t C = Job.Context;
+  const size_t PrivateOffset = (Job.GroupBytes + 63) & ~size_t(63);
+  const size_t Bytes = PrivateOffset + Job.PrivateBytes;
+  if (Bytes) {
+    char *Base = static_cast<char *>(Scratch.get(Slot, Bytes));
+    if (!Base) {
+      // Out of memory for segments: nothing sensible can run. The kernel's
+      // work-groups are skipped and the queue reports the error.
+      Job.Q->reportError(HSA_STATUS_ERROR_OUT_OF_RESOURCES);
+      return;
+    }
+    C.group_base = Job.GroupBytes ? Base : nullptr;
+    C.private_base = Job.PrivateBytes ? Base + PrivateOffset : nullptr;
+  }
+  const hsa_ext_openhsa_workgroup_fn_t Entry = Job.Kernel->Entry;
+  const void *Kernarg = Job.Packet.kernarg_address;
+  for (uint64_t G = Begin; G < End; ++G) {
+    const uint64_t Z = G / Job.GroupsXY;
+    const uint64_t Rem = G - Z * Job.GroupsXY;
+    const uint64_t Y = Rem / Job.GroupsX;
+    const uint64_t X = Rem - Y * Job.GroupsX;
+    Entry(Kernarg, &C, uint32_t(X), uint32_t(Y), uint32_t(Z));
+  }
+}
+
+PacketProcessor::Outcome
+PacketProcessor::processBarrier(QueueState &S, const void *Slot, bool IsAnd) {
+  hsa_barrier_and_packet_t P; // Same layout as the OR packet.
+  static_assert(sizeof(hsa_barrier_and_packet_t) ==
+                sizeof(hsa_barrier_or_packet_t));
+  std::memcpy(&P, Slot, sizeof(P));
+
+  bool AnyDep = false, AnyZero = false, AllZero = true;
+  for (const hsa_signal_t &Dep : P.dep_signal) {
+    if (!Dep.handle)
+      continue;
+    if (!liveSignals().contains(Signal::fromHandle(Dep))) {
+      unwatch(S);
+      S.Q->reportError(HSA_STATUS_ERROR_INVALID_SIGNAL);
+      return Outcome::Failed;
+    }
+    AnyDep = true;
+    bool Zero = Signal::fromHandle(Dep)->load(std::memory_order_acquire) == 0;
+    AnyZero |= Zero;
+    AllZero &= Zero;
+  }
+  // AND: every dependency is 0. OR: any is 0; with no dependency at all
+  // an OR packet is satisfied at once, like an AND packet.
+  const bool Satisfied = IsAnd ? AllZero : (AnyZero || !AnyDep);
+  if (!Satisfied) {
+    if (!S.Watched.empty())
+      return Outcome::Blocked; // Any change of a dependency notifies Wake.
+    // Watch the dependencies, then look again: a change that landed before
+    // the watchers did would otherwise go unnoticed.
+    for (const hsa_signal_t &Dep : P.dep_signal)
+      if (Dep.handle) {
+        const Signal *Sig = Signal::fromHandle(Dep);
+        Sig->addWatcher(&Wake);
+        S.Watched.push_back(Sig);
+      }
+    return processBarrier(S, Slot, IsAnd);
+  }
+  unwatch(S);
+  if (P.completion_signal.handle &&
+      !liveSignals().contains(Signal::fromHandle(P.completion_signal))) {
+    S.Q->reportError(HSA_STATUS_ERROR_INVALID_SIGNAL);
+    return Outcome::Failed;
+  }
+  acquireFence(P.header);
+  complete(P.completion_signal, P.header);
+  return Outcome::Consumed;
+}
+
+PacketProcessor::Outcome
+PacketProcessor::processAgentDispatch(QueueState &S, const void *Slot) {
+  hsa_agent_dispatch_packet_t P;
+  std::memcpy(&P, Slot, sizeof(P));
+  auto Handler = AgentDispatch.find(P.type);
+  if (!Handler) {
+    S.Q->reportError(HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+    return Outcome::Failed;
+  }
+  if (P.completion_signal.handle &&
+      !liveSignals().contains(Signal::fromHandle(P.completion_signal))) {
+    S.Q->reportError(HSA_STATUS_ERROR_INVALID_SIGNAL);
+    return Outcome::Failed;
+  }
+  acquireFence(P.header);
+  hsa_status_t Status =
+      Handler->Function(P.type, P.arg, P.return_address, Handler->Data);
+  if (Status != HSA_STATUS_SUCCESS) {
+    S.Q->reportError(Status);
+    return Outcome::Failed;
+  }
+  complete(P.completion_signal, P.header);
+  return Outcome::Consumed;
+}
+
+} // namespace openhsa::cpu

@@ -1,0 +1,308 @@
+//===- runtime/Runtime.cpp - The runtime instance behind the C API --------===//
+#include "runtime/Runtime.h"
+
+#include "cpu_agent/CpuAgent.h"
+#include "cpu_agent/KernelDescriptor.h"
+
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <string>
+
+namespace openhsa {
+
+std::mutex Runtime::LifetimeMutex;
+uint32_t Runtime::RefCount = 0;
+std::atomic<Runtime *> Runtime::Current{nullptr};
+
+hsa_status_t notImplemented(const char *Function, hsa_status_t Status,
+                            const char *Why) {
+  static std::mutex Mutex;
+  static std::set<std::string> Reported;
+  std::lock_guard<std::mutex> Lock(Mutex);
+  if (Reported.insert(Function).second)
+    std::fprintf(stderr, "openhsa: %s is not available yet: %s\n", Function,
+                 Why);
+  return Status;
+}
+
+hsa_status_t Runtime::acquire() {
+  std::lock_guard<std::mutex> Lock(LifetimeMutex);
+  if (RefCount == UINT32_MAX)
+    return HSA_STATUS_ERROR_REFCOUNT_OVERFLOW;
+  if (RefCount == 0) {
+    std::unique_ptr<Runtime> R(new Runtime());
+    if (hsa_status_t S = R->initialize(); S != HSA_STATUS_SUCCESS)
+      return S;
+    Current.store(R.release(), std::memory_order_release);
+  }
+  ++RefCount;
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t Runtime::release() {
+  std::lock_guard<std::mutex> Lock(LifetimeMutex);
+  if (RefCount == 0)
+    return HSA_STATUS_ERROR_NOT_INITIALIZED;
+  if (--RefCount == 0) {
+    Runtime *R = Current.exchange(nullptr, std::memory_order_acq_rel);
+    delete R;
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t Runtime::initialize() {
+  auto T = Topology::discover();
+  if (!T) {
+    std::fprintf(stderr, "openhsa: %s\n",
+                 llvm::toString(T.takeError()).c_str());
+    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  }
+  Topo = std::move(*T);
+  size_t Workers = 0;
+  for (const CpuNodeInfo &Node : Topo->nodes())
+    Workers += Node.ProcessingUnits.size();
+  WorkerLimit = std::make_unique<tbb::global_control>(
+      tbb::global_control::max_allowed_parallelism, Workers + 1);
+  unsigned Ordinal = 0;
+  for (const CpuNodeInfo &Node : Topo->nodes())
+    Agents.push_back(std::make_unique<cpu::CpuAgent>(*Topo, Node, Ordinal++));
+  return HSA_STATUS_SUCCESS;
+}
+
+Runtime::~Runtime() {
+  // Queues first: their processors may still reference signals.
+  for (auto &[Hsa, Owner] : KernelQueues)
+    Owner->destroyQueue(Queue::fromHsa(Hsa));
+  KernelQueues.clear();
+  SoftQueues.clear();
+  Agents.clear();
+  for (auto &[Ptr, S] : Signals)
+    liveSignals().remove(Ptr);
+  Signals.clear();
+  Groups.clear();
+  for (auto &[Ptr, A] : Allocations)
+    A.Home->free(const_cast<char *>(Ptr), A.Size);
+  Allocations.clear();
+  // Native kernels registered through the openhsa extension die with the
+  // agents they were made for.
+  for (const cpu::KernelDescriptor *K : cpu::liveKernels().snapshot()) {
+    cpu::liveKernels().remove(K);
+    delete K;
+  }
+  WorkerLimit.reset();
+}
+
+Agent *Runtime::agent(hsa_agent_t H) const {
+  for (const auto &A : Agents)
+    if (A.get() == Agent::fromHandle(H))
+      return A.get();
+  return nullptr;
+}
+
+Region *Runtime::region(hsa_region_t H) const {
+  for (const auto &A : Agents)
+    for (const auto &R : A->regions())
+      if (R.get() == Region::fromHandle(H))
+        return R.get();
+  return nullptr;
+}
+
+bool Runtime::isIsa(hsa_isa_t H) const {
+  for (const auto &A : Agents)
+    for (const Isa *I : A->isas())
+      if (I == Isa::fromHandle(H))
+        return true;
+  return false;
+}
+
+const Cache *Runtime::cache(hsa_cache_t H) const {
+  for (const auto &A : Agents)
+    for (const auto &C : A->caches())
+      if (C.get() == Cache::fromHandle(H))
+        return C.get();
+  return nullptr;
+}
+
+Queue *Runtime::queue(const hsa_queue_t *Q) const {
+  std::lock_guard<std::mutex> Lock(QueuesMutex);
+  if (KernelQueues.count(Q) || SoftQueues.count(Q))
+    return Queue::fromHsa(Q);
+  return nullptr;
+}
+
+Signal *Runtime::createSignal(int64_t InitialValue,
+                              std::vector<const Agent *> Consumers) {
+  auto S = std::make_unique<Signal>(InitialValue, std::move(Consumers));
+  Signal *Raw = S.get();
+  std::lock_guard<std::mutex> Lock(SignalsMutex);
+  Signals.emplace(Raw, std::move(S));
+  liveSignals().add(Raw);
+  return Raw;
+}
+
+bool Runtime::destroySignal(hsa_signal_t H) {
+  std::unique_ptr<Signal> Gone;
+  {
+    std::lock_guard<std::mutex> Lock(SignalsMutex);
+    auto It = Signals.find(Signal::fromHandle(H));
+    if (It == Signals.end())
+      return false;
+    liveSignals().remove(It->first);
+    Gone = std::move(It->second);
+    Signals.erase(It);
+  }
+  return true;
+}
+
+SignalGroup *Runtime::createSignalGroup(std::vector<const Signal *> Members) {
+  auto G = std::make_unique<SignalGroup>();
+  G->Signals = std::move(Members);
+  SignalGroup *Raw = G.get();
+  std::lock_guard<std::mutex> Lock(SignalsMutex);
+  Groups.emplace(Raw, std::move(G));
+  return Raw;
+}
+
+bool Runtime::destroySignalGroup(hsa_signal_group_t H) {
+  std::lock_guard<std::mutex> Lock(SignalsMutex);
+  return Groups.erase(SignalGroup::fromHandle(H)) != 0;
+}
+
+SignalGroup *Runtime::signalGroup(hsa_signal_group_t H) const {
+  std::lock_guard<std::mutex> Lock(SignalsMutex);
+  auto It = Groups.find(SignalGroup::fromHandle(H));
+  return It == Groups.end() ? nullptr : It->second.get();
+}
+
+hsa_status_t Runtime::createQueue(Agent &A, const QueueRequest &Request,
+                                  hsa_queue_t **Result) {
+  Queue *Q = nullptr;
+  hsa_status_t S = A.createQueue(Request, NextQueueId.fetch_add(1), Q);
+  if (S != HSA_STATUS_SUCCESS)
+    return S;
+  std::lock_guard<std::mutex> Lock(QueuesMutex);
+  KernelQueues.emplace(Q->hsa(), &A);
+  *Result = Q->hsa();
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t Runtime::createSoftQueue(Region &R, uint32_t Size,
+                                      hsa_queue_type32_t Type,
+                                      uint32_t Features, Signal &Doorbell,
+                                      hsa_queue_t **Result) {
+  Queue::Config C;
+  C.Size = Size;
+  C.Type = Type;
+  C.Features = Features;
+  C.ExternalDoorbell = &Doorbell;
+  C.AllocateRing = [](size_t Bytes, void *Ctx) {
+    return static_cast<Region *>(Ctx)->allocate(Bytes);
+  };
+  C.FreeRing = [](void *P, size_t Bytes, void *Ctx) {
+    static_cast<Region *>(Ctx)->free(P, Bytes);
+  };
+  C.RingCtx = &R;
+  std::unique_ptr<Queue> Q = Queue::create(C, NextQueueId.fetch_add(1));
+  if (!Q)
+    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  std::lock_guard<std::mutex> Lock(QueuesMutex);
+  *Result = Q->hsa();
+  SoftQueues.emplace(Q->hsa(), std::move(Q));
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t Runtime::destroyQueue(const hsa_queue_t *Hsa) {
+  Agent *Owner = nullptr;
+  std::unique_ptr<Queue> Soft;
+  {
+    std::lock_guard<std::mutex> Lock(QueuesMutex);
+    if (auto It = KernelQueues.find(Hsa); It != KernelQueues.end()) {
+      Owner = It->second;
+      KernelQueues.erase(It);
+    } else if (auto It = SoftQueues.find(Hsa); It != SoftQueues.end()) {
+      Soft = std::move(It->second);
+      SoftQueues.erase(It);
+    } else {
+      return HSA_STATUS_ERROR_INVALID_QUEUE;
+    }
+  }
+  if (Owner)
+    Owner->destroyQueue(Queue::fromHsa(Hsa));
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t Runtime::allocate(Region &R, size_t Size, void **Ptr) {
+  if (!R.isAllocatable() || Size > R.maxAllocation())
+    return HSA_STATUS_ERROR_INVALID_ALLOCATION;
+  void *P = R.allocate(Size);
+  if (!P)
+    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  std::unique_lock Lock(MemoryMutex);
+  Allocations.emplace(static_cast<const char *>(P),
+                      Allocation{Size, &R, &R.owner()});
+  *Ptr = P;
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t Runtime::free(void *Ptr) {
+  Allocation A;
+  {
+    std::unique_lock Lock(MemoryMutex);
+    auto It = Allocations.find(static_cast<const char *>(Ptr));
+    if (It == Allocations.end())
+      return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    A = It->second;
+    Allocations.erase(It);
+  }
+  A.Home->free(Ptr, A.Size);
+  return HSA_STATUS_SUCCESS;
+}
+
+bool Runtime::ownedBuffer(const void *Ptr, const Agent **Owner) const {
+  const char *P = static_cast<const char *>(Ptr);
+  std::shared_lock Lock(MemoryMutex);
+  auto It = Allocations.upper_bound(P);
+  if (It == Allocations.begin())
+    return false;
+  --It;
+  if (P >= It->first + It->second.Size)
+    return false;
+  if (Owner)
+    *Owner = It->second.Owner;
+  return true;
+}
+
+hsa_status_t Runtime::assignAgent(void *Ptr, Agent &A) {
+  const char *P = static_cast<const char *>(Ptr);
+  std::unique_lock Lock(MemoryMutex);
+  auto It = Allocations.upper_bound(P);
+  if (It == Allocations.begin())
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  --It;
+  if (P >= It->first + It->second.Size)
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  It->second.Owner = &A;
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t Runtime::registerMemory(void *Ptr, size_t Size) {
+  std::unique_lock Lock(MemoryMutex);
+  auto &Entry = Registered[static_cast<const char *>(Ptr)];
+  Entry.first = std::max(Entry.first, Size);
+  ++Entry.second;
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t Runtime::deregisterMemory(void *Ptr, size_t Size) {
+  std::unique_lock Lock(MemoryMutex);
+  auto It = Registered.find(static_cast<const char *>(Ptr));
+  if (It == Registered.end() || It->second.first < Size)
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if (--It->second.second == 0)
+    Registered.erase(It);
+  return HSA_STATUS_SUCCESS;
+}
+
+} // namespace openhsa

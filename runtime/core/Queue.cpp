@@ -1,0 +1,63 @@
+//===- runtime/core/Queue.cpp - HSA user-mode queues ----------------------===//
+#include "runtime/core/Queue.h"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace openhsa {
+
+QueueProcessor::~QueueProcessor() = default;
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"
+const size_t Queue::WriteIndexOffset = offsetof(Queue, WriteIndex);
+const size_t Queue::ReadIndexOffset = offsetof(Queue, ReadIndex);
+#pragma GCC diagnostic pop
+
+std::unique_ptr<Queue> Queue::create(const Config &C, uint64_t Id) {
+  std::unique_ptr<Queue> Q(new Queue(C));
+  const size_t Bytes = size_t(C.Size) * 64;
+  void *Ring = C.AllocateRing ? C.AllocateRing(Bytes, C.RingCtx)
+                              : std::aligned_alloc(64, Bytes);
+  if (!Ring)
+    return nullptr;
+  // Every slot starts INVALID, so the processor waits for the producer.
+  for (uint32_t I = 0; I < C.Size; ++I) {
+    auto *Header = static_cast<uint16_t *>(
+        static_cast<void *>(static_cast<char *>(Ring) + size_t(I) * 64));
+    std::memset(Header, 0, 64);
+    *Header = HSA_PACKET_TYPE_INVALID << HSA_PACKET_HEADER_TYPE;
+  }
+  Q->Abi.type = C.Type;
+  Q->Abi.features = C.Features;
+  Q->Abi.base_address = Ring;
+  Q->Abi.size = C.Size;
+  Q->Abi.id = Id;
+  if (C.ExternalDoorbell) {
+    Q->Doorbell = C.ExternalDoorbell;
+  } else {
+    Q->OwnDoorbell = std::make_unique<Signal>(0);
+    Q->Doorbell = Q->OwnDoorbell.get();
+  }
+  Q->Abi.doorbell_signal = Q->Doorbell->handle();
+  return Q;
+}
+
+Queue::~Queue() {
+  Magic = 0;
+  const size_t Bytes = size_t(Cfg.Size) * 64;
+  if (Cfg.FreeRing)
+    Cfg.FreeRing(Abi.base_address, Bytes, Cfg.RingCtx);
+  else
+    std::free(Abi.base_address);
+}
+
+void Queue::reportError(hsa_status_t Status) {
+  inactivate();
+  if (ErrorReported.exchange(true))
+    return;
+  if (Cfg.Callback)
+    Cfg.Callback(Status, &Abi, Cfg.CallbackData);
+}
+
+} // namespace openhsa

@@ -1,0 +1,167 @@
+//===- runtime/core/Signal.cpp - HSA signals ------------------------------===//
+#include "runtime/core/Signal.h"
+
+#include "runtime/core/Clock.h"
+#include "runtime/core/Registry.h"
+
+#include <algorithm>
+#include <mutex>
+
+namespace openhsa {
+
+bool signalConditionHolds(hsa_signal_condition_t Condition, int64_t Value,
+                          int64_t CompareValue) {
+  switch (Condition) {
+  case HSA_SIGNAL_CONDITION_EQ:
+    return Value == CompareValue;
+  case HSA_SIGNAL_CONDITION_NE:
+    return Value != CompareValue;
+  case HSA_SIGNAL_CONDITION_LT:
+    return Value < CompareValue;
+  case HSA_SIGNAL_CONDITION_GTE:
+    return Value >= CompareValue;
+  }
+  return false;
+}
+
+Signal::Signal(int64_t InitialValue, std::vector<const Agent *> Consumers)
+    : Value(InitialValue), Consumers(std::move(Consumers)) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"
+  static_assert(offsetof(Signal, Value) == 0,
+                "JIT-compiled kernels address a signal's value at offset 0");
+#pragma GCC diagnostic pop
+}
+
+Signal::~Signal() { Magic = 0; }
+
+bool Signal::looksValid(hsa_signal_t Handle) {
+  if (Handle.handle == 0 || Handle.handle % alignof(Signal) != 0)
+    return false;
+  return fromHandle(Handle)->Magic == LiveMagic;
+}
+
+void Signal::addWatcher(WakeWord *W) const {
+  std::lock_guard<SpinLock> Guard(WatchersLock);
+  Watchers.push_back(W);
+  WatcherCount.fetch_add(1, std::memory_order_seq_cst);
+}
+
+void Signal::removeWatcher(WakeWord *W) const {
+  std::lock_guard<SpinLock> Guard(WatchersLock);
+  auto It = std::find(Watchers.begin(), Watchers.end(), W);
+  if (It == Watchers.end())
+    return;
+  Watchers.erase(It);
+  WatcherCount.fetch_sub(1, std::memory_order_seq_cst);
+}
+
+void Signal::notifyWatchers() const {
+  std::lock_guard<SpinLock> Guard(WatchersLock);
+  for (WakeWord *W : Watchers)
+    W->notify();
+}
+
+namespace {
+
+/// How long a waiter spins before it blocks. ACTIVE asks the thread to stay
+/// on its core, so it spins longer; a BLOCKED waiter gives the core up soon.
+uint64_t spinBudgetNs(hsa_wait_state_t Hint) {
+  return Hint == HSA_WAIT_STATE_ACTIVE ? 200'000 : 10'000;
+}
+
+/// Longest single futex sleep. Waits re-check their condition at least this
+/// often, which bounds the damage of a missed notification (e.g. a signal
+/// modified by a kernel through a path that cannot notify) to this latency.
+constexpr int64_t MaxSleepNs = 20'000'000;
+
+/// Shared wait loop: Poll() returns true once the wait is over.
+template <typename PollFn>
+bool spinThenBlock(PollFn Poll, const Signal *const *Signals, size_t Count,
+                   uint64_t TimeoutTicks, hsa_wait_state_t Hint) {
+  const uint64_t Start = monotonicNanoseconds();
+  const uint64_t TimeoutNs = TimeoutTicks >= UINT64_MAX / NanosecondsPerTick
+                                 ? UINT64_MAX
+                                 : TimeoutTicks * NanosecondsPerTick;
+  const uint64_t SpinNs = std::min(spinBudgetNs(Hint), TimeoutNs);
+
+  if (Poll())
+    return true;
+  for (unsigned Iter = 1;; ++Iter) {
+    if (Poll())
+      return true;
+    cpuRelax();
+    if (Iter % 64 == 0 && monotonicNanoseconds() - Start >= SpinNs)
+      break;
+  }
+
+  WakeWord Word;
+  for (size_t I = 0; I < Count; ++I)
+    Signals[I]->addWatcher(&Word);
+  bool Done = false;
+  for (;;) {
+    uint32_t Seen = Word.epoch();
+    if (Poll()) {
+      Done = true;
+      break;
+    }
+    uint64_t Elapsed = monotonicNanoseconds() - Start;
+    if (Elapsed >= TimeoutNs)
+      break;
+    uint64_t Left = TimeoutNs - Elapsed;
+    Word.sleep(Seen, int64_t(std::min<uint64_t>(Left, MaxSleepNs)));
+  }
+  for (size_t I = 0; I < Count; ++I)
+    Signals[I]->removeWatcher(&Word);
+  return Done;
+}
+
+} // namespace
+
+int64_t Signal::wait(hsa_signal_condition_t Condition, int64_t CompareValue,
+                     uint64_t TimeoutTicks, hsa_wait_state_t Hint,
+                     std::memory_order Order) const {
+  int64_t Observed = 0;
+  const Signal *Self = this;
+  spinThenBlock(
+      [&] {
+        Observed = Value.load(Order);
+        return signalConditionHolds(Condition, Observed, CompareValue);
+      },
+      &Self, 1, TimeoutTicks, Hint);
+  return Observed;
+}
+
+size_t waitAny(const Signal *const *Signals,
+               const hsa_signal_condition_t *Conditions,
+               const int64_t *CompareValues, size_t Count,
+               uint64_t TimeoutTicks, hsa_wait_state_t Hint,
+               std::memory_order Order, int64_t *Value) {
+  size_t Which = Count;
+  int64_t Observed = 0;
+  spinThenBlock(
+      [&] {
+        for (size_t I = 0; I < Count; ++I) {
+          int64_t V = Signals[I]->load(Order);
+          if (signalConditionHolds(Conditions[I], V, CompareValues[I])) {
+            Which = I;
+            Observed = V;
+            return true;
+          }
+        }
+        return false;
+      },
+      Signals, Count, TimeoutTicks, Hint);
+  if (Value && Which != Count)
+    *Value = Observed;
+  return Which;
+}
+
+} // namespace openhsa
+
+namespace openhsa {
+Registry<Signal> &liveSignals() {
+  static Registry<Signal> Signals;
+  return Signals;
+}
+} // namespace openhsa

@@ -1,0 +1,125 @@
+//===- runtime/core/Signal.h - HSA signals ----------------------*- C++ -*-===//
+//
+// An hsa_signal_t handle is the address of a Signal. Its first field is the
+// 64-bit value, so code JIT-compiled for a kernel can operate on a signal
+// with plain atomics given only the handle (PRM 6.8 signal instructions).
+//
+// Every modification is followed by a check of the watcher count; only when
+// someone is blocked on the signal does the modifier take the slow path that
+// wakes them. Waiters spin briefly, then register a WakeWord and block on
+// its futex, so a waiting thread uses no CPU. The same watcher mechanism
+// lets one thread sleep on several signals at once (wait_any, barrier
+// packets, an agent's doorbells).
+//
+//===----------------------------------------------------------------------===//
+#ifndef OPENHSA_RUNTIME_CORE_SIGNAL_H
+#define OPENHSA_RUNTIME_CORE_SIGNAL_H
+
+#include "hsa/hsa.h"
+#include "runtime/core/Futex.h"
+#include "runtime/core/SpinLock.h"
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace openhsa {
+
+class Agent;
+
+/// How a waiter compares a signal's value (HSA hsa_signal_condition_t).
+bool signalConditionHolds(hsa_signal_condition_t Condition, int64_t Value,
+                          int64_t CompareValue);
+
+class Signal {
+public:
+  static constexpr uint64_t LiveMagic = 0x4c4e4753'4153484fULL; // "OHSASGNL"
+
+  explicit Signal(int64_t InitialValue,
+                  std::vector<const Agent *> Consumers = {});
+  ~Signal();
+  Signal(const Signal &) = delete;
+  Signal &operator=(const Signal &) = delete;
+
+  static Signal *fromHandle(hsa_signal_t Handle) {
+    return reinterpret_cast<Signal *>(static_cast<uintptr_t>(Handle.handle));
+  }
+  hsa_signal_t handle() const {
+    return {static_cast<uint64_t>(reinterpret_cast<uintptr_t>(this))};
+  }
+  /// Cheap plausibility check of a handle (non-null, aligned, live magic).
+  /// The runtime's registry is the authority for destroy.
+  static bool looksValid(hsa_signal_t Handle);
+
+  int64_t load(std::memory_order Order) const { return Value.load(Order); }
+
+  // Modifications. They are performed sequentially consistent (on x86 the
+  // same instructions as the weaker orders for RMWs), which makes the
+  // watcher-count check after them race-free.
+  void store(int64_t NewValue) {
+    Value.store(NewValue, std::memory_order_seq_cst);
+    notifyIfWatched();
+  }
+  /// Stores without waking waiters (hsa_signal_silent_store_*).
+  void silentStore(int64_t NewValue, std::memory_order Order) {
+    Value.store(NewValue, Order);
+  }
+  int64_t exchange(int64_t NewValue) {
+    return modified(Value.exchange(NewValue));
+  }
+  int64_t compareExchange(int64_t Expected, int64_t NewValue) {
+    Value.compare_exchange_strong(Expected, NewValue);
+    notifyIfWatched();
+    return Expected;
+  }
+  int64_t fetchAdd(int64_t V) { return modified(Value.fetch_add(V)); }
+  int64_t fetchSub(int64_t V) { return modified(Value.fetch_sub(V)); }
+  int64_t fetchAnd(int64_t V) { return modified(Value.fetch_and(V)); }
+  int64_t fetchOr(int64_t V) { return modified(Value.fetch_or(V)); }
+  int64_t fetchXor(int64_t V) { return modified(Value.fetch_xor(V)); }
+
+  /// Waits until the condition holds or TimeoutTicks (system timestamp
+  /// ticks; UINT64_MAX: no limit) elapse. Returns the last value observed.
+  int64_t wait(hsa_signal_condition_t Condition, int64_t CompareValue,
+               uint64_t TimeoutTicks, hsa_wait_state_t Hint,
+               std::memory_order Order) const;
+
+  /// Registers W to be notified on every modification until removed. A
+  /// WakeWord may be added several times; each add needs one remove.
+  void addWatcher(WakeWord *W) const;
+  void removeWatcher(WakeWord *W) const;
+
+  const std::vector<const Agent *> &consumers() const { return Consumers; }
+
+private:
+  int64_t modified(int64_t Old) {
+    notifyIfWatched();
+    return Old;
+  }
+  void notifyIfWatched() const {
+    if (WatcherCount.load(std::memory_order_seq_cst) != 0)
+      notifyWatchers();
+  }
+  void notifyWatchers() const;
+
+  std::atomic<int64_t> Value; // Must stay first: see the file comment.
+  uint64_t Magic = LiveMagic;
+  mutable std::atomic<uint32_t> WatcherCount{0};
+  mutable SpinLock WatchersLock;
+  mutable std::vector<WakeWord *> Watchers;
+  std::vector<const Agent *> Consumers;
+};
+
+/// Waits until any of Signals satisfies its condition; returns its index,
+/// or Signals.size() on timeout. Value, if non-null, gets that signal's
+/// value.
+size_t waitAny(const Signal *const *Signals,
+               const hsa_signal_condition_t *Conditions,
+               const int64_t *CompareValues, size_t Count,
+               uint64_t TimeoutTicks, hsa_wait_state_t Hint,
+               std::memory_order Order, int64_t *Value);
+
+} // namespace openhsa
+
+#endif
