@@ -964,11 +964,14 @@ struct BrigInstMemFence {
   BrigMemoryScope8_t imageSegmentMemoryScope;
 };
 
+// 18.5.2.12. The manual's struct listing shows pack before round, but its
+// field list, and the BRIG that the HSA Foundation's tools read and write,
+// put round at offset 13 and pack at offset 14. This follows the latter.
 struct BrigInstMod {
   BrigInstBase base;
   BrigAluModifier8_t modifier;
-  BrigPack8_t pack;
   BrigRound8_t round;
+  BrigPack8_t pack;
   uint8_t reserved;
 };
 
@@ -1250,8 +1253,8 @@ OPENHSA_BRIG_OFF(BrigInstMemFence, groupSegmentMemoryScope, 14);
 OPENHSA_BRIG_OFF(BrigInstMemFence, imageSegmentMemoryScope, 15);
 OPENHSA_BRIG_PIN(BrigInstMod, 16);
 OPENHSA_BRIG_OFF(BrigInstMod, modifier, 12);
-OPENHSA_BRIG_OFF(BrigInstMod, pack, 13);
-OPENHSA_BRIG_OFF(BrigInstMod, round, 14);
+OPENHSA_BRIG_OFF(BrigInstMod, round, 13);
+OPENHSA_BRIG_OFF(BrigInstMod, pack, 14);
 OPENHSA_BRIG_PIN(BrigInstQueryImage, 16);
 OPENHSA_BRIG_OFF(BrigInstQueryImage, imageType, 12);
 OPENHSA_BRIG_OFF(BrigInstQueryImage, geometry, 14);
