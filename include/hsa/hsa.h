@@ -596,8 +596,9 @@ typedef struct hsa_region_s {
 
 /* Producer model of a queue. */
 typedef enum {
-  HSA_QUEUE_TYPE_MULTI = 0, /* Any number of producers. */
-  HSA_QUEUE_TYPE_SINGLE = 1 /* One producer at a time. */
+  HSA_QUEUE_TYPE_MULTI = 0,      /* Any number of producers. */
+  HSA_QUEUE_TYPE_SINGLE = 1,     /* One producer at a time. */
+  HSA_QUEUE_TYPE_COOPERATIVE = 2 /* Multi-producer, work-groups co-resident. */
 } hsa_queue_type_t;
 
 /* Fixed-width carrier for hsa_queue_type_t values. */

@@ -16,7 +16,8 @@ bool isPowerOfTwo(uint32_t V) { return V && !(V & (V - 1)); }
 // cooperative queue would promise co-resident work-groups, which work-group
 // loops on a thread pool cannot).
 bool knownQueueType(hsa_queue_type32_t T) {
-  return T == HSA_QUEUE_TYPE_MULTI || T == HSA_QUEUE_TYPE_SINGLE || T == 2;
+  return T == HSA_QUEUE_TYPE_MULTI || T == HSA_QUEUE_TYPE_SINGLE ||
+         T == HSA_QUEUE_TYPE_COOPERATIVE;
 }
 
 Queue *plausible(const hsa_queue_t *Q) {

@@ -79,14 +79,15 @@ constexpr int64_t MaxSleepNs = 20'000'000;
 template <typename PollFn>
 bool spinThenBlock(PollFn Poll, const Signal *const *Signals, size_t Count,
                    uint64_t TimeoutTicks, hsa_wait_state_t Hint) {
+  // Most waits on the fast paths are already satisfied: poll before anything
+  // else, the clock included.
+  if (Poll())
+    return true;
   const uint64_t Start = monotonicNanoseconds();
   const uint64_t TimeoutNs = TimeoutTicks >= UINT64_MAX / NanosecondsPerTick
                                  ? UINT64_MAX
                                  : TimeoutTicks * NanosecondsPerTick;
   const uint64_t SpinNs = std::min(spinBudgetNs(Hint), TimeoutNs);
-
-  if (Poll())
-    return true;
   for (unsigned Iter = 1;; ++Iter) {
     if (Poll())
       return true;

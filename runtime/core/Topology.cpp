@@ -7,6 +7,7 @@
 #include <fstream>
 #include <set>
 #include <sys/mman.h>
+#include <unistd.h>
 
 namespace openhsa {
 
@@ -145,6 +146,14 @@ llvm::Expected<std::unique_ptr<Topology>> Topology::discover() {
   }
   if (T->Nodes.empty())
     return llvm::createStringError("hwloc: no processing unit is available");
+  if (T->Nodes.size() == 1) {
+    // One agent owns all memory. Some virtual machines report a NUMA node
+    // smaller than the memory the kernel actually manages; trust the kernel.
+    long Pages = sysconf(_SC_PHYS_PAGES), PageSize = sysconf(_SC_PAGESIZE);
+    if (Pages > 0 && PageSize > 0)
+      T->Nodes[0].LocalMemoryBytes = std::max<uint64_t>(
+          T->Nodes[0].LocalMemoryBytes, uint64_t(Pages) * uint64_t(PageSize));
+  }
   return T;
 }
 
