@@ -1,0 +1,69 @@
+//===- tools/openhsa-as/openhsa-as.cpp - HSAIL assembler driver -----------===//
+//
+// Part of openhsa.
+//
+//   openhsa-as IN.hsail -o OUT.brig
+//
+// Assembles HSAIL text into BRIG. Errors are printed clang-style
+// ("file:line:col: error: message") and make the tool exit non-zero.
+//
+//===----------------------------------------------------------------------===//
+
+#include "brig/asm/Assembler.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+using namespace openhsa::brig::assembler;
+
+static cl::opt<std::string> InputFile(cl::Positional, cl::desc("<input.hsail>"),
+                                      cl::Required);
+static cl::opt<std::string> OutputFile("o", cl::desc("Output BRIG file"),
+                                       cl::value_desc("file"));
+
+int main(int argc, char **argv) {
+  cl::ParseCommandLineOptions(argc, argv, "openhsa HSAIL assembler\n");
+
+  ErrorOr<std::unique_ptr<MemoryBuffer>> In =
+      MemoryBuffer::getFileOrSTDIN(InputFile, /*IsText=*/false);
+  if (!In) {
+    WithColor::error(errs(), "openhsa-as")
+        << InputFile << ": " << In.getError().message() << '\n';
+    return 1;
+  }
+  StringRef Text = (*In)->getBuffer();
+
+  Expected<std::vector<uint8_t>> Brig = assembleHsail(Text);
+  if (!Brig) {
+    errs() << renderError(Brig.takeError(), InputFile, Text);
+    return 1;
+  }
+
+  std::string Out = OutputFile;
+  if (Out.empty()) {
+    StringRef Base = InputFile;
+    if (Base.ends_with(".hsail"))
+      Base = Base.drop_back(6);
+    Out = (Base + ".brig").str();
+  }
+  std::error_code EC;
+  raw_fd_ostream OS(Out, EC, sys::fs::OF_None);
+  if (EC) {
+    WithColor::error(errs(), "openhsa-as")
+        << Out << ": " << EC.message() << '\n';
+    return 1;
+  }
+  OS.write(reinterpret_cast<const char *>(Brig->data()), Brig->size());
+  OS.close();
+  if (OS.has_error()) {
+    WithColor::error(errs(), "openhsa-as")
+        << Out << ": " << OS.error().message() << '\n';
+    OS.clear_error();
+    return 1;
+  }
+  return 0;
+}
