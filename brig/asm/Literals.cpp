@@ -40,33 +40,129 @@ std::optional<uint64_t> integerValue(const Token &T) {
 }
 
 uint16_t floatToHalfBits(uint32_t F) {
+  // Same conversion as the HSA Foundation assembler: truncate to 10 mantissa
+  // bits, then round up in magnitude when the first dropped bit is set (ties
+  // away from zero); subnormal results are shifted one place further.
   uint32_t Sign = (F >> 16) & 0x8000u;
-  uint32_t Exp = (F >> 23) & 0xffu;
-  uint32_t Mant = F & 0x7fffffu;
-  if (Exp == 0xff)
-    return uint16_t(Sign | 0x7c00u | (Mant ? (0x200u | (Mant >> 13)) : 0u));
-  if (Exp == 0) // zero or single-precision subnormal: far below half range
+  if ((F & 0x7fffffffu) == 0)
     return uint16_t(Sign);
-  int32_t E = int32_t(Exp) - 127 + 15;
-  if (E >= 31)
+  int Exp = int((F >> 23) & 0xffu) - 127;
+  uint32_t Mant = F & 0x7fffffu;
+  if (Exp >= 16) {
+    if (Exp == 128 && Mant != 0)
+      return 0xfe00u;
     return uint16_t(Sign | 0x7c00u);
-  uint32_t M = Mant | 0x800000u;
-  unsigned Shift = 13;
-  if (E <= 0) {
-    Shift = unsigned(14 - E);
-    if (Shift > 24)
-      return uint16_t(Sign);
-    E = 0;
   }
-  uint32_t H = M >> Shift;
-  uint32_t Rem = M & ((1u << Shift) - 1);
-  uint32_t Half = 1u << (Shift - 1);
-  if (Rem > Half || (Rem == Half && (H & 1)))
-    ++H;
-  if (E == 0)
-    return uint16_t(Sign | H);
-  return uint16_t(Sign | ((uint32_t(E) << 10) + (H - 0x400u)));
+  if (Exp <= -15) {
+    int Shift = -15 - Exp;
+    if (Shift > 10)
+      return uint16_t(Sign);
+    Exp = -15;
+    Mant = (Mant | 0x800000u) >> (Shift + 1);
+  }
+  uint32_t Res = Sign | (uint32_t(Exp + 15) << 10) | (Mant >> 13);
+  if (Mant & (1u << 12))
+    ++Res;
+  return uint16_t(Res);
 }
+
+namespace {
+
+struct FloatFormat {
+  unsigned MantBits;
+  int MaxExp; // unbiased exponent of infinities
+  int MinExp; // unbiased exponent of zeros/subnormals
+};
+
+constexpr FloatFormat Half{10, 16, -15};
+constexpr FloatFormat Single{23, 128, -127};
+constexpr FloatFormat Double{52, 1024, -1023};
+
+/// Bits of a C99 hexadecimal float literal ("0x1.8p3", sign and suffix
+/// already removed), read the way the HSA Foundation assembler reads it:
+/// excess mantissa digits are truncated (no rounding) and subnormal results
+/// are shifted one place less than IEEE would.
+uint64_t readHexFloat(llvm::StringRef S, const FloatFormat &Fmt) {
+  size_t P = 2; // "0x"
+  auto At = [&](size_t I) -> char {
+    return I < S.size() ? char(llvm::toLower(S[I])) : 'p';
+  };
+  auto BitLen = [](unsigned D) {
+    return D >= 8 ? 4 : D >= 4 ? 3 : D >= 2 ? 2 : 1;
+  };
+  while (At(P) == '0')
+    ++P;
+  uint64_t Mant = 0;
+  int Exp = 0;
+  if (At(P) != 'p') {
+    const int MaxBits = int(Fmt.MantBits) + 1;
+    int BitCount = 0, ExpShift = 0;
+    if (At(P) == '.') {
+      ++P;
+      while (At(P) == '0') {
+        ExpShift -= 4;
+        ++P;
+      }
+      if (At(P) != 'p') {
+        unsigned D = llvm::hexDigitValue(At(P++));
+        Mant = D;
+        BitCount += BitLen(D);
+        ExpShift -= 4 - BitLen(D);
+      }
+    } else {
+      unsigned D = llvm::hexDigitValue(At(P++));
+      Mant = D;
+      BitCount += BitLen(D);
+      ExpShift += BitLen(D);
+      while (At(P) != 'p' && At(P) != '.' && BitCount < MaxBits) {
+        Mant = (Mant << 4) | llvm::hexDigitValue(At(P++));
+        BitCount += 4;
+        ExpShift += 4;
+      }
+      while (At(P) != 'p' && At(P) != '.') {
+        ExpShift += 4;
+        ++P;
+      }
+      if (At(P) == '.')
+        ++P;
+    }
+    while (At(P) != 'p' && BitCount < MaxBits) {
+      Mant = (Mant << 4) | llvm::hexDigitValue(At(P++));
+      BitCount += 4;
+    }
+    if (Mant) {
+      while (At(P) != 'p')
+        ++P;
+      ++P;
+      long long E = 0;
+      llvm::StringRef ES = S.substr(P);
+      if (ES.starts_with("+"))
+        ES = ES.drop_front(1);
+      ES.getAsInteger(10, E);
+      Exp = int(E) + ExpShift - 1;
+      if (BitCount > MaxBits)
+        Mant >>= BitCount - MaxBits;
+      else
+        Mant <<= MaxBits - BitCount;
+    }
+  }
+  if (!Mant)
+    return 0;
+  uint64_t MantMask = (uint64_t(1) << Fmt.MantBits) - 1;
+  int Bias = Fmt.MaxExp - 1;
+  if (Exp >= Fmt.MaxExp)
+    return uint64_t(2 * Fmt.MaxExp - 1) << Fmt.MantBits; // infinity
+  if (Exp <= Fmt.MinExp) {
+    int Shift = Fmt.MinExp - Exp;
+    if (Shift > int(Fmt.MantBits))
+      return 0;
+    Exp = Fmt.MinExp;
+    Mant >>= Shift;
+  }
+  return (uint64_t(Exp + Bias) << Fmt.MantBits) | (Mant & MantMask);
+}
+
+} // namespace
 
 std::optional<uint64_t> floatBits(const Token &T) {
   llvm::StringRef Text = T.Text;
@@ -85,13 +181,19 @@ std::optional<uint64_t> floatBits(const Token &T) {
       Bits = Bits * 16 + llvm::hexDigitValue(C);
     break;
   }
-  case FloatForm::Decimal:
-  case FloatForm::DecimalSuffix:
   case FloatForm::C99Hex: {
+    llvm::StringRef H = Text;
+    if (!H.empty() && llvm::StringRef("hHfFdD").contains(H.back()))
+      H = H.drop_back(1);
+    Bits = readHexFloat(H, T.FKind == FloatKind::F16   ? Half
+                           : T.FKind == FloatKind::F32 ? Single
+                                                       : Double);
+    break;
+  }
+  case FloatForm::Decimal:
+  case FloatForm::DecimalSuffix: {
     std::string S = Text.str();
-    if (T.FForm == FloatForm::DecimalSuffix ||
-        (T.FForm == FloatForm::C99Hex && !S.empty() &&
-         llvm::StringRef("hHfFdD").contains(S.back())))
+    if (T.FForm == FloatForm::DecimalSuffix)
       S.pop_back();
     errno = 0;
     char *End = nullptr;

@@ -78,7 +78,7 @@ TEST(AsmLexer, StringEscapes) {
   EXPECT_EQ(T[0].StrValue, "a\tbAA\"");
 }
 
-TEST(AsmLiterals, HalfRoundsToNearestEven) {
+TEST(AsmLiterals, HalfConversionMatchesReferenceAssembler) {
   float F = 0.1f;
   uint32_t B;
   std::memcpy(&B, &F, 4);
@@ -89,6 +89,16 @@ TEST(AsmLiterals, HalfRoundsToNearestEven) {
   F = 1e-7f; // subnormal half
   std::memcpy(&B, &F, 4);
   EXPECT_EQ(floatToHalfBits(B), 0x0002);
+  F = 1.00048828125f; // exactly half way: rounds away from zero
+  std::memcpy(&B, &F, 4);
+  EXPECT_EQ(floatToHalfBits(B), 0x3c01);
+}
+
+TEST(AsmLiterals, HexFloatsTruncate) {
+  auto T = lexAll("0x1.fffffffp0f 0x1p-149f 0x1.8p1");
+  EXPECT_EQ(*floatBits(T[0]), 0x3fffffffu);
+  EXPECT_EQ(*floatBits(T[1]), 0x2u); // as the reference assembler reads it
+  EXPECT_EQ(*floatBits(T[2]), 0x4008000000000000ull);
 }
 
 TEST(AsmMnemonics, LongestModifierMatch) {
