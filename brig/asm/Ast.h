@@ -171,6 +171,11 @@ struct LocDirective {
   std::string FileName; // the file name in effect (sticky across loc's)
 };
 
+struct CommentDirective {
+  SourceLoc Loc;
+  std::string Text; // "//..." as stored in BRIG
+};
+
 struct LabelDef {
   SourceLoc Loc;
   std::string Name;
@@ -199,8 +204,8 @@ struct Executable {
 
 struct Stmt {
   std::variant<ModuleDirective, ExtensionDirective, PragmaDirective,
-               ControlDirective, LocDirective, LabelDef, Variable, Fbarrier,
-               Executable, ArgBlock, Instruction>
+               ControlDirective, LocDirective, CommentDirective, LabelDef,
+               Variable, Fbarrier, Executable, ArgBlock, Instruction>
       V;
 };
 

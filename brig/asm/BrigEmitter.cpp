@@ -140,6 +140,7 @@ private:
   bool emitControl(const ControlDirective &C);
   bool emitLoc(const LocDirective &L);
   bool emitLabel(const LabelDef &L);
+  bool emitComment(const CommentDirective &C);
   bool emitVariable(const Variable &V);
   uint32_t emitParameter(const Variable &V);
   bool emitFbarrier(const Fbarrier &F);
@@ -245,6 +246,8 @@ bool Emitter::emitStmt(const Stmt &S) {
           return emitLoc(N);
         else if constexpr (std::is_same_v<T, LabelDef>)
           return emitLabel(N);
+        else if constexpr (std::is_same_v<T, CommentDirective>)
+          return emitComment(N);
         else if constexpr (std::is_same_v<T, Variable>)
           return emitVariable(N);
         else if constexpr (std::is_same_v<T, Fbarrier>)
@@ -324,6 +327,15 @@ bool Emitter::emitLoc(const LocDirective &L) {
   D.filename = addString(L.FileName);
   D.line = L.Line;
   D.column = L.Column;
+  Code.write(Off, D);
+  return true;
+}
+
+bool Emitter::emitComment(const CommentDirective &C) {
+  auto D = zeroed<BrigDirectiveComment>();
+  uint32_t Off = Code.append(D);
+  D.base = base(sizeof D, BRIG_KIND_DIRECTIVE_COMMENT);
+  D.name = addString(C.Text);
   Code.write(Off, D);
   return true;
 }

@@ -19,24 +19,42 @@ bool isIdChar(char C) { return isAlnum(C) || C == '_' || C == '.'; }
 
 Lexer::Lexer(llvm::StringRef Source) : Src(Source) {}
 
+void Lexer::lexInto() {
+  // A block comment may produce no token at all ("/**/"); keep lexing.
+  while (Queue.empty()) {
+    Token T = lexToken();
+    bool Done = T.Kind == Tok::Eof || T.Kind == Tok::Error;
+    if (T.Kind != Tok::Comment || !T.StrValue.empty() || Done)
+      Queue.push_back(std::move(T));
+    if (Done)
+      break;
+  }
+}
+
 const Token &Lexer::peek() {
-  if (!Peeked)
-    Peeked = lexToken();
-  return *Peeked;
+  if (Queue.empty())
+    lexInto();
+  return Queue.front();
 }
 
 const Token &Lexer::peek2() {
   peek();
-  if (!Peeked2)
-    Peeked2 = lexToken();
-  return *Peeked2;
+  while (Queue.size() < 2) {
+    Tok K = Queue.back().Kind;
+    if (K == Tok::Eof || K == Tok::Error)
+      return Queue.back();
+    Token T = lexToken();
+    if (T.Kind == Tok::Comment && T.StrValue.empty())
+      continue; // a block comment queued its lines itself
+    Queue.push_back(std::move(T));
+  }
+  return Queue[1];
 }
 
 Token Lexer::next() {
   peek();
-  Token T = std::move(*Peeked);
-  Peeked = std::move(Peeked2);
-  Peeked2.reset();
+  Token T = std::move(Queue.front());
+  Queue.pop_front();
   return T;
 }
 
@@ -62,7 +80,7 @@ Token Lexer::error(size_t P, std::string Msg) {
   return T;
 }
 
-void Lexer::skipSpaceAndComments(std::optional<Token> &Err) {
+void Lexer::skipSpace() {
   while (Pos < Src.size()) {
     char C = Src[Pos];
     if (C == ' ' || C == '\t' || C == '\r' || C == '\f' || C == '\v') {
@@ -71,43 +89,76 @@ void Lexer::skipSpaceAndComments(std::optional<Token> &Err) {
       ++Pos;
       ++Line;
       LineStart = Pos;
-    } else if (C == '/' && Pos + 1 < Src.size() && Src[Pos + 1] == '/') {
-      while (Pos < Src.size() && Src[Pos] != '\n')
-        ++Pos;
-    } else if (C == '/' && Pos + 1 < Src.size() && Src[Pos + 1] == '*') {
-      size_t Start = Pos;
-      SourceLoc StartLoc = locAt(Start);
-      Pos += 2;
-      bool Closed = false;
-      while (Pos < Src.size()) {
-        if (Src[Pos] == '*' && Pos + 1 < Src.size() && Src[Pos + 1] == '/') {
-          Pos += 2;
-          Closed = true;
-          break;
-        }
-        if (Src[Pos] == '\n') {
-          ++Line;
-          LineStart = Pos + 1;
-        }
-        ++Pos;
-      }
-      if (!Closed) {
-        Token T;
-        T.Kind = Tok::Error;
-        T.Loc = StartLoc;
-        T.StrValue = "unterminated comment";
-        Err = std::move(T);
-        return;
-      }
-      // Whitespace is required between a comment and a following word.
-      if (Pos < Src.size() && (isAlpha(Src[Pos]) || Src[Pos] == '@')) {
-        Err = error(Pos, "missing white space");
-        return;
-      }
     } else {
       return;
     }
   }
+}
+
+// Splits "/* ... */" into comment lines the way the HSA Foundation
+// assembler does: every line becomes "//" + its text (the text of the first
+// line starts right after "/*", a line ending at "*/" stops before it); an
+// empty comment ("/**/") produces nothing.
+void Lexer::lexBlockComment(size_t B) {
+  size_t N = Src.size();
+  auto IsNL = [&](size_t I) -> size_t {
+    if (I < N && Src[I] == '\n')
+      return 1;
+    if (I + 1 < N && Src[I] == '\r' && Src[I + 1] == '\n')
+      return 2;
+    return 0;
+  };
+  auto IsEnd = [&](size_t I) {
+    return I + 1 < N && Src[I] == '*' && Src[I + 1] == '/';
+  };
+  auto Emit = [&](size_t From, size_t To, SourceLoc L) {
+    Token T;
+    T.Kind = Tok::Comment;
+    T.Text = Src.slice(From, To);
+    T.Loc = L;
+    T.StrValue = "//" + Src.slice(From, To).str();
+    Queue.push_back(std::move(T));
+  };
+  size_t I = B + 2;
+  if (IsEnd(I)) {
+    Pos = I + 2;
+  } else {
+    size_t Begin = I;
+    SourceLoc BeginLoc = locAt(B);
+    if (size_t L = IsNL(I)) {
+      I += L;
+      ++Line;
+      LineStart = I;
+      Begin = I;
+      BeginLoc = locAt(I);
+    } else {
+      ++I;
+    }
+    while (true) {
+      if (I >= N) {
+        Queue.push_back(error(B, "premature end of comment"));
+        return;
+      }
+      if (IsEnd(I)) {
+        Emit(Begin, I, BeginLoc);
+        Pos = I + 2;
+        break;
+      }
+      if (size_t L = IsNL(I)) {
+        Emit(Begin, I, BeginLoc);
+        I += L;
+        ++Line;
+        LineStart = I;
+        Begin = I;
+        BeginLoc = locAt(I);
+        continue;
+      }
+      ++I;
+    }
+  }
+  // Whitespace is required between a comment and a following word.
+  if (Pos < N && (isAlpha(Src[Pos]) || Src[Pos] == '@' || Src[Pos] == '/'))
+    Queue.push_back(error(Pos, "missing white space"));
 }
 
 // Tries to lex a numeric literal starting at Pos (no sign). On success fills
@@ -384,16 +435,28 @@ Token Lexer::lexString(size_t B) {
 }
 
 Token Lexer::lexToken() {
-  std::optional<Token> Err;
-  skipSpaceAndComments(Err);
-  if (Err)
-    return std::move(*Err);
+  skipSpace();
   size_t N = Src.size();
   if (Pos >= N)
     return make(Tok::Eof, N, N);
 
   size_t B = Pos;
   char C = Src[B];
+  if (C == '/' && B + 1 < N && Src[B + 1] == '/') {
+    size_t I = B;
+    while (I < N && Src[I] != '\n' && Src[I] != '\r')
+      ++I;
+    Pos = I;
+    Token T = make(Tok::Comment, B, I);
+    T.StrValue = T.Text.str();
+    return T;
+  }
+  if (C == '/' && B + 1 < N && Src[B + 1] == '*') {
+    lexBlockComment(B);
+    Token T;
+    T.Kind = Tok::Comment; // empty: dropped by lexInto
+    return T;
+  }
   Token T;
   auto Punct = [&](Tok K) {
     Pos = B + 1;

@@ -1,10 +1,12 @@
 //===- brig/asm/Lexer.h - HSAIL tokenizer -----------------------*- C++ -*-===//
 //
 // Part of openhsa. Splits HSAIL text (PRM 1.0 chapter 19.1, lexical grammar)
-// into tokens. Comments are skipped (the assembler does not keep comments in
-// BRIG). Instruction mnemonics are returned as a single Word token, including
-// parenthesised modifiers such as "_align(8)", "_width(all)" and "_equiv(3)";
-// the parser splits them into opcode and modifiers.
+// into tokens. Comments are returned as Comment tokens, one per line: a
+// "// text" comment keeps its spelling, each line of a "/* ... */" comment
+// becomes "//" followed by the line's text. Instruction mnemonics are returned
+// as a single Word token, including parenthesised modifiers such as
+// "_align(8)", "_width(all)" and "_equiv(3)"; the parser splits them into
+// opcode and modifiers.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OPENHSA_BRIG_ASM_LEXER_H
@@ -15,6 +17,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 
@@ -43,6 +46,7 @@ enum class Tok : uint8_t {
   Plus,     // +
   Minus,    // -
   Equal,    // =
+  Comment,  // one comment line; Token::StrValue holds the BRIG text
   Error,    // lexical error; Token::StrValue holds the message
 };
 
@@ -88,8 +92,10 @@ public:
   llvm::StringRef source() const { return Src; }
 
 private:
+  void lexInto();
   Token lexToken();
-  void skipSpaceAndComments(std::optional<Token> &Err);
+  void lexBlockComment(size_t Begin);
+  void skipSpace();
   SourceLoc locAt(size_t Pos) const;
   Token make(Tok K, size_t Begin, size_t End);
   Token error(size_t Pos, std::string Msg);
@@ -102,8 +108,7 @@ private:
   size_t Pos = 0;
   uint32_t Line = 1;
   size_t LineStart = 0;
-  std::optional<Token> Peeked;
-  std::optional<Token> Peeked2;
+  std::deque<Token> Queue;
 };
 
 } // namespace openhsa::brig::assembler

@@ -69,13 +69,27 @@ public:
 
 private:
   // Token access --------------------------------------------------------
+  // Comments are statements only at statement boundaries (see
+  // collectComments); inside a statement they are skipped.
+  void skipComments() {
+    while (Lex.peek().Kind == Tok::Comment)
+      Lex.next();
+  }
+  void collectComments(std::vector<Stmt> &Out) {
+    while (Lex.peek().Kind == Tok::Comment) {
+      Token C = Lex.next();
+      Out.push_back(Stmt{CommentDirective{C.Loc, C.StrValue}});
+    }
+  }
   const Token &peek() {
+    skipComments();
     const Token &T = Lex.peek();
     if (T.Kind == Tok::Error)
       fail(T.Loc, T.StrValue);
     return T;
   }
   Token next() {
+    skipComments();
     Token T = Lex.next();
     if (T.Kind == Tok::Error)
       fail(T.Loc, T.StrValue);
@@ -166,8 +180,12 @@ private:
 
 llvm::Expected<Program> Parser::run() {
   Program P;
-  while (!Failed && !at(Tok::Eof))
+  while (!Failed) {
+    collectComments(P.Stmts);
+    if (at(Tok::Eof))
+      break;
     parseTopLevel(P.Stmts);
+  }
   if (Failed)
     return llvm::make_error<AsmError>(ErrLoc, ErrMsg);
   if (!SeenModule)
@@ -659,7 +677,10 @@ bool Parser::parseExecutable(std::vector<Stmt> &Out, bool IsDecl,
 bool Parser::parseCodeBlock(std::vector<Stmt> &Body) {
   if (!expect(Tok::LCurly, "'{'"))
     return false;
-  while (!Failed && !tryEat(Tok::RCurly)) {
+  while (!Failed) {
+    collectComments(Body);
+    if (tryEat(Tok::RCurly))
+      break;
     if (at(Tok::Eof))
       return fail(peek().Loc, "unexpected end of file in code block");
     if (!parseBodyStatement(Body, /*InArgBlock=*/false))
@@ -671,7 +692,10 @@ bool Parser::parseCodeBlock(std::vector<Stmt> &Body) {
 bool Parser::parseArgBlock(std::vector<Stmt> &Body) {
   ArgBlock A;
   A.Loc = next().Loc;
-  while (!Failed && !at(Tok::RCurly)) {
+  while (!Failed) {
+    collectComments(A.Body);
+    if (at(Tok::RCurly))
+      break;
     if (at(Tok::Eof))
       return fail(peek().Loc, "unexpected end of file in argument block");
     if (!parseBodyStatement(A.Body, /*InArgBlock=*/true))
