@@ -887,7 +887,7 @@ unsigned bitTypeToUnsigned(unsigned T) {
   case BRIG_TYPE_B64:
     return BRIG_TYPE_U64;
   case BRIG_TYPE_B128:
-    return BRIG_TYPE_U64X2;
+    return BRIG_TYPE_U8X16;
   case BRIG_TYPE_B1:
     return BRIG_TYPE_U8; // stored in one byte
   default:

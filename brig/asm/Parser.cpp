@@ -272,6 +272,8 @@ bool Parser::parseTopLevel(std::vector<Stmt> &Out) {
 bool Parser::parseModule(std::vector<Stmt> &Out) {
   ModuleDirective M;
   M.Loc = next().Loc;
+  if (SeenModule)
+    return fail(M.Loc, "duplicate module directive");
   const Token &N = peek();
   if (N.Kind != Tok::GlobalId)
     return fail(N.Loc, "expected global identifier");

@@ -2,14 +2,20 @@
 //
 // Part of openhsa.
 //
-//   openhsa-as IN.hsail -o OUT.brig
+//   openhsa-as IN.hsail -o OUT.brig     assemble HSAIL text into BRIG
+//   openhsa-as --validate IN.brig       check a BRIG module (brig/Validator.h)
 //
-// Assembles HSAIL text into BRIG. Errors are printed clang-style
-// ("file:line:col: error: message") and make the tool exit non-zero.
+// Errors are printed clang-style ("file:line:col: error: message") and make
+// the tool exit non-zero.
 //
 //===----------------------------------------------------------------------===//
 
 #include "brig/asm/Assembler.h"
+
+#if __has_include("brig/Validator.h")
+#include "brig/Validator.h"
+#define OPENHSA_AS_HAVE_VALIDATOR 1
+#endif
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -20,8 +26,12 @@
 using namespace llvm;
 using namespace openhsa::brig::assembler;
 
-static cl::opt<std::string> InputFile(cl::Positional, cl::desc("<input.hsail>"),
+static cl::opt<std::string> InputFile(cl::Positional,
+                                      cl::desc("<input.hsail | input.brig>"),
                                       cl::Required);
+static cl::opt<bool> Validate("validate",
+                              cl::desc("Validate a BRIG module instead of "
+                                       "assembling HSAIL text"));
 static cl::opt<std::string> OutputFile("o", cl::desc("Output BRIG file"),
                                        cl::value_desc("file"));
 
@@ -36,6 +46,24 @@ int main(int argc, char **argv) {
     return 1;
   }
   StringRef Text = (*In)->getBuffer();
+
+  if (Validate) {
+#ifdef OPENHSA_AS_HAVE_VALIDATOR
+    ArrayRef<uint8_t> Bytes(reinterpret_cast<const uint8_t *>(Text.data()),
+                            Text.size());
+    Expected<openhsa::brig::BrigModule> M =
+        openhsa::brig::loadValidatedModule(Bytes, InputFile);
+    if (!M) {
+      logAllUnhandledErrors(M.takeError(), errs(), InputFile + ": error: ");
+      return 1;
+    }
+    return 0;
+#else
+    WithColor::error(errs(), "openhsa-as")
+        << "--validate: this build has no BRIG validator\n";
+    return 1;
+#endif
+  }
 
   Expected<std::vector<uint8_t>> Brig = assembleHsail(Text);
   if (!Brig) {
