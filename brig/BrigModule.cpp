@@ -25,6 +25,102 @@ Error makeBrigError(StringRef Module, StringRef Where, uint64_t Offset,
   return make_error<StringError>(OS.str(), inconvertibleErrorCode());
 }
 
+/// Minimum byteCount of an entry of kind \p Kind; 0 for unknown kinds.
+unsigned brigEntrySize(unsigned Kind) {
+  switch (Kind) {
+  case BRIG_KIND_NONE:
+    return sizeof(BrigDirectiveNone);
+  case BRIG_KIND_DIRECTIVE_ARG_BLOCK_END:
+  case BRIG_KIND_DIRECTIVE_ARG_BLOCK_START:
+    return sizeof(BrigDirectiveArgBlock);
+  case BRIG_KIND_DIRECTIVE_COMMENT:
+    return sizeof(BrigDirectiveComment);
+  case BRIG_KIND_DIRECTIVE_CONTROL:
+    return sizeof(BrigDirectiveControl);
+  case BRIG_KIND_DIRECTIVE_EXTENSION:
+    return sizeof(BrigDirectiveExtension);
+  case BRIG_KIND_DIRECTIVE_FBARRIER:
+    return sizeof(BrigDirectiveFbarrier);
+  case BRIG_KIND_DIRECTIVE_FUNCTION:
+  case BRIG_KIND_DIRECTIVE_INDIRECT_FUNCTION:
+  case BRIG_KIND_DIRECTIVE_KERNEL:
+  case BRIG_KIND_DIRECTIVE_SIGNATURE:
+    return sizeof(BrigDirectiveExecutable);
+  case BRIG_KIND_DIRECTIVE_LABEL:
+    return sizeof(BrigDirectiveLabel);
+  case BRIG_KIND_DIRECTIVE_LOC:
+    return sizeof(BrigDirectiveLoc);
+  case BRIG_KIND_DIRECTIVE_MODULE:
+    return sizeof(BrigDirectiveModule);
+  case BRIG_KIND_DIRECTIVE_PRAGMA:
+    return sizeof(BrigDirectivePragma);
+  case BRIG_KIND_DIRECTIVE_VARIABLE:
+    return sizeof(BrigDirectiveVariable);
+  case BRIG_KIND_INST_ADDR:
+    return sizeof(BrigInstAddr);
+  case BRIG_KIND_INST_ATOMIC:
+    return sizeof(BrigInstAtomic);
+  case BRIG_KIND_INST_BASIC:
+    return sizeof(BrigInstBasic);
+  case BRIG_KIND_INST_BR:
+    return sizeof(BrigInstBr);
+  case BRIG_KIND_INST_CMP:
+    return sizeof(BrigInstCmp);
+  case BRIG_KIND_INST_CVT:
+    return sizeof(BrigInstCvt);
+  case BRIG_KIND_INST_IMAGE:
+    return sizeof(BrigInstImage);
+  case BRIG_KIND_INST_LANE:
+    return sizeof(BrigInstLane);
+  case BRIG_KIND_INST_MEM:
+    return sizeof(BrigInstMem);
+  case BRIG_KIND_INST_MEM_FENCE:
+    return sizeof(BrigInstMemFence);
+  case BRIG_KIND_INST_MOD:
+    return sizeof(BrigInstMod);
+  case BRIG_KIND_INST_QUERY_IMAGE:
+    return sizeof(BrigInstQueryImage);
+  case BRIG_KIND_INST_QUERY_SAMPLER:
+    return sizeof(BrigInstQuerySampler);
+  case BRIG_KIND_INST_QUEUE:
+    return sizeof(BrigInstQueue);
+  case BRIG_KIND_INST_SEG:
+    return sizeof(BrigInstSeg);
+  case BRIG_KIND_INST_SEG_CVT:
+    return sizeof(BrigInstSegCvt);
+  case BRIG_KIND_INST_SIGNAL:
+    return sizeof(BrigInstSignal);
+  case BRIG_KIND_INST_SOURCE_TYPE:
+    return sizeof(BrigInstSourceType);
+  case BRIG_KIND_OPERAND_ADDRESS:
+    return sizeof(BrigOperandAddress);
+  case BRIG_KIND_OPERAND_ALIGN:
+    return sizeof(BrigOperandAlign);
+  case BRIG_KIND_OPERAND_CODE_LIST:
+    return sizeof(BrigOperandCodeList);
+  case BRIG_KIND_OPERAND_CODE_REF:
+    return sizeof(BrigOperandCodeRef);
+  case BRIG_KIND_OPERAND_CONSTANT_BYTES:
+    return sizeof(BrigOperandConstantBytes);
+  case BRIG_KIND_OPERAND_CONSTANT_IMAGE:
+    return sizeof(BrigOperandConstantImage);
+  case BRIG_KIND_OPERAND_CONSTANT_OPERAND_LIST:
+    return sizeof(BrigOperandConstantOperandList);
+  case BRIG_KIND_OPERAND_CONSTANT_SAMPLER:
+    return sizeof(BrigOperandConstantSampler);
+  case BRIG_KIND_OPERAND_OPERAND_LIST:
+    return sizeof(BrigOperandOperandList);
+  case BRIG_KIND_OPERAND_REGISTER:
+    return sizeof(BrigOperandRegister);
+  case BRIG_KIND_OPERAND_STRING:
+    return sizeof(BrigOperandString);
+  case BRIG_KIND_OPERAND_WAVESIZE:
+    return sizeof(BrigOperandWavesize);
+  default:
+    return 0;
+  }
+}
+
 std::string sectionName(const BrigModule &M, unsigned Index) {
   switch (Index) {
   case BRIG_SECTION_INDEX_DATA:

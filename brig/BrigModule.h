@@ -278,6 +278,10 @@ private:
   std::vector<BrigSection> Sections;
 };
 
+/// Size of the struct an entry of kind \p Kind must hold at least (its
+/// byteCount may be larger); 0 for kinds outside the manual.
+unsigned brigEntrySize(unsigned Kind);
+
 /// Name of a section for diagnostics ("hsa_code", or "section 3").
 std::string sectionName(const BrigModule &M, unsigned Index);
 

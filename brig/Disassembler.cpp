@@ -71,12 +71,12 @@ std::string scalarText(unsigned T, const uint8_t *P) {
     return intText(load<int16_t>(P));
   case BRIG_TYPE_U32:
   case BRIG_TYPE_B32:
-  case BRIG_TYPE_SIG32:
     return intText(load<uint32_t>(P));
   case BRIG_TYPE_S32:
     return intText(load<int32_t>(P));
   case BRIG_TYPE_U64:
   case BRIG_TYPE_B64:
+  case BRIG_TYPE_SIG32:
   case BRIG_TYPE_SIG64:
     return intText(load<uint64_t>(P));
   case BRIG_TYPE_S64:
@@ -96,7 +96,8 @@ std::string scalarText(unsigned T, const uint8_t *P) {
 
 /// Bytes one element of \p T occupies in a constant.
 unsigned elementBytes(unsigned T) {
-  unsigned Bits = typeBits(T);
+  // Signal handles are 64-bit in BRIG constants whatever the signal type.
+  unsigned Bits = isSignalType(T) ? 64 : typeBits(T);
   return Bits <= 8 ? 1 : Bits / 8;
 }
 
@@ -124,7 +125,8 @@ std::string valueText(unsigned T, const uint8_t *P) {
 
 class Printer {
 public:
-  Printer(const BrigModule &M, raw_ostream &OS) : M(M), OS(OS) {}
+  Printer(const BrigModule &M, raw_ostream &OS)
+      : M(M), OS(OS), Budget(64 * uint64_t(M.bytes().size()) + 65536) {}
 
   void run() {
     const BrigSection &S = M.code();
@@ -146,6 +148,18 @@ public:
   void printInstOnly(uint32_t Off) { printInst(Off); }
 
 private:
+  /// Charges \p N units of printing work. A malformed module can make
+  /// entries share lists and constants so that the text grows much faster
+  /// than the module; past the budget, the printer writes /*INVALID*/.
+  bool spend(uint64_t N) {
+    if (N > Budget) {
+      Budget = 0;
+      return false;
+    }
+    Budget -= N;
+    return true;
+  }
+
   void indent() {
     for (int I = 0; I < Indent; ++I)
       OS << '\t';
@@ -162,6 +176,13 @@ private:
     if (!E)
       return;
     unsigned K = E.kind();
+    // Everything below reads the entry's fixed-size struct in place.
+    if (E.byteCount() < brigEntrySize(K) || brigEntrySize(K) == 0 ||
+        !spend(1)) {
+      indent();
+      OS << Invalid << '\n';
+      return;
+    }
     if (brigKindIsInst(K)) {
       indent();
       printInst(Off);
@@ -362,6 +383,10 @@ private:
       EntryRef<> E = M.code(A);
       return E ? A + E.byteCount() : Limit;
     };
+    if (!spend(Count)) {
+      OS << Invalid << ')';
+      return;
+    }
     if (Count == 1) {
       printVariable(Arg);
     } else if (Count > 1) {
@@ -521,7 +546,7 @@ private:
 
   void printInst(uint32_t Off) {
     auto I = M.code<BrigInstBase>(Off);
-    if (!I) {
+    if (!I || I.byteCount() < brigEntrySize(I.kind())) {
       OS << Invalid;
       return;
     }
@@ -734,6 +759,10 @@ private:
 
   void printSymbolList(uint32_t ListOff) {
     OffsetList L = M.offsetList(ListOff);
+    if (!spend(L.size())) {
+      OS << Invalid;
+      return;
+    }
     for (uint32_t I = 0; I < L.size(); ++I) {
       if (I)
         OS << ", ";
@@ -806,6 +835,8 @@ private:
     } else {
       const uint8_t *P = reinterpret_cast<const uint8_t *>(B->data());
       size_t N = Array ? B->size() / EB : 1;
+      if (!spend(N))
+        N = 0, OS << Invalid;
       for (size_t I = 0; I < N; ++I) {
         if (I)
           OS << ", ";
@@ -848,7 +879,7 @@ private:
 
   /// A multi-line list of constants as in aggregate initializers.
   void printConstantList(OffsetList L, bool Typed) {
-    uint32_t N = L.size();
+    uint32_t N = spend(L.size()) ? L.size() : 0;
     for (uint32_t I = 0; I < N; ++I) {
       if (I)
         OS << ", ";
@@ -883,7 +914,7 @@ private:
 
   void printOperand(uint32_t Off) {
     EntryRef<> E = M.operand(Off);
-    if (!E) {
+    if (!E || !spend(1)) {
       OS << Invalid;
       return;
     }
@@ -925,6 +956,8 @@ private:
       if (auto L = M.operand<BrigOperandOperandList>(Off)) {
         OS << '(';
         OffsetList Els = M.offsetList(L->elements);
+        if (!spend(Els.size()))
+          Els = OffsetList();
         for (uint32_t I = 0; I < Els.size(); ++I) {
           if (I)
             OS << ", ";
@@ -939,7 +972,7 @@ private:
       return;
     case BRIG_KIND_OPERAND_CONSTANT_OPERAND_LIST:
       if (auto L = M.operand<BrigOperandConstantOperandList>(Off)) {
-        if (Depth > 2) {
+        if (Depth > 0) { // Constant lists never nest.
           OS << Invalid;
           return;
         }
@@ -977,6 +1010,7 @@ private:
   int Indent = 0;
   unsigned Model = BRIG_MACHINE_LARGE;
   unsigned Depth = 0;
+  uint64_t Budget;
   bool InVariableInit = false;
 };
 

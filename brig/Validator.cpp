@@ -28,102 +28,6 @@ namespace openhsa::brig {
 
 namespace {
 
-/// Minimum byteCount of an entry of kind \p Kind; 0 for unknown kinds.
-unsigned entrySize(unsigned Kind) {
-  switch (Kind) {
-  case BRIG_KIND_NONE:
-    return sizeof(BrigDirectiveNone);
-  case BRIG_KIND_DIRECTIVE_ARG_BLOCK_END:
-  case BRIG_KIND_DIRECTIVE_ARG_BLOCK_START:
-    return sizeof(BrigDirectiveArgBlock);
-  case BRIG_KIND_DIRECTIVE_COMMENT:
-    return sizeof(BrigDirectiveComment);
-  case BRIG_KIND_DIRECTIVE_CONTROL:
-    return sizeof(BrigDirectiveControl);
-  case BRIG_KIND_DIRECTIVE_EXTENSION:
-    return sizeof(BrigDirectiveExtension);
-  case BRIG_KIND_DIRECTIVE_FBARRIER:
-    return sizeof(BrigDirectiveFbarrier);
-  case BRIG_KIND_DIRECTIVE_FUNCTION:
-  case BRIG_KIND_DIRECTIVE_INDIRECT_FUNCTION:
-  case BRIG_KIND_DIRECTIVE_KERNEL:
-  case BRIG_KIND_DIRECTIVE_SIGNATURE:
-    return sizeof(BrigDirectiveExecutable);
-  case BRIG_KIND_DIRECTIVE_LABEL:
-    return sizeof(BrigDirectiveLabel);
-  case BRIG_KIND_DIRECTIVE_LOC:
-    return sizeof(BrigDirectiveLoc);
-  case BRIG_KIND_DIRECTIVE_MODULE:
-    return sizeof(BrigDirectiveModule);
-  case BRIG_KIND_DIRECTIVE_PRAGMA:
-    return sizeof(BrigDirectivePragma);
-  case BRIG_KIND_DIRECTIVE_VARIABLE:
-    return sizeof(BrigDirectiveVariable);
-  case BRIG_KIND_INST_ADDR:
-    return sizeof(BrigInstAddr);
-  case BRIG_KIND_INST_ATOMIC:
-    return sizeof(BrigInstAtomic);
-  case BRIG_KIND_INST_BASIC:
-    return sizeof(BrigInstBasic);
-  case BRIG_KIND_INST_BR:
-    return sizeof(BrigInstBr);
-  case BRIG_KIND_INST_CMP:
-    return sizeof(BrigInstCmp);
-  case BRIG_KIND_INST_CVT:
-    return sizeof(BrigInstCvt);
-  case BRIG_KIND_INST_IMAGE:
-    return sizeof(BrigInstImage);
-  case BRIG_KIND_INST_LANE:
-    return sizeof(BrigInstLane);
-  case BRIG_KIND_INST_MEM:
-    return sizeof(BrigInstMem);
-  case BRIG_KIND_INST_MEM_FENCE:
-    return sizeof(BrigInstMemFence);
-  case BRIG_KIND_INST_MOD:
-    return sizeof(BrigInstMod);
-  case BRIG_KIND_INST_QUERY_IMAGE:
-    return sizeof(BrigInstQueryImage);
-  case BRIG_KIND_INST_QUERY_SAMPLER:
-    return sizeof(BrigInstQuerySampler);
-  case BRIG_KIND_INST_QUEUE:
-    return sizeof(BrigInstQueue);
-  case BRIG_KIND_INST_SEG:
-    return sizeof(BrigInstSeg);
-  case BRIG_KIND_INST_SEG_CVT:
-    return sizeof(BrigInstSegCvt);
-  case BRIG_KIND_INST_SIGNAL:
-    return sizeof(BrigInstSignal);
-  case BRIG_KIND_INST_SOURCE_TYPE:
-    return sizeof(BrigInstSourceType);
-  case BRIG_KIND_OPERAND_ADDRESS:
-    return sizeof(BrigOperandAddress);
-  case BRIG_KIND_OPERAND_ALIGN:
-    return sizeof(BrigOperandAlign);
-  case BRIG_KIND_OPERAND_CODE_LIST:
-    return sizeof(BrigOperandCodeList);
-  case BRIG_KIND_OPERAND_CODE_REF:
-    return sizeof(BrigOperandCodeRef);
-  case BRIG_KIND_OPERAND_CONSTANT_BYTES:
-    return sizeof(BrigOperandConstantBytes);
-  case BRIG_KIND_OPERAND_CONSTANT_IMAGE:
-    return sizeof(BrigOperandConstantImage);
-  case BRIG_KIND_OPERAND_CONSTANT_OPERAND_LIST:
-    return sizeof(BrigOperandConstantOperandList);
-  case BRIG_KIND_OPERAND_CONSTANT_SAMPLER:
-    return sizeof(BrigOperandConstantSampler);
-  case BRIG_KIND_OPERAND_OPERAND_LIST:
-    return sizeof(BrigOperandOperandList);
-  case BRIG_KIND_OPERAND_REGISTER:
-    return sizeof(BrigOperandRegister);
-  case BRIG_KIND_OPERAND_STRING:
-    return sizeof(BrigOperandString);
-  case BRIG_KIND_OPERAND_WAVESIZE:
-    return sizeof(BrigOperandWavesize);
-  default:
-    return 0;
-  }
-}
-
 const char *ruleText(OperandRule R) {
   switch (R) {
   case OperandRule::None:
@@ -168,7 +72,7 @@ const char *ruleText(OperandRule R) {
 
 std::string kindText(unsigned Kind) {
   const char *N = kindName(Kind);
-  return N ? std::string(N) : "kind 0x" + utohexstr(Kind);
+  return N ? std::string(N) : "kind 0x" + utohexstr(Kind, /*LowerCase=*/true);
 }
 
 class Validator {
@@ -290,7 +194,7 @@ Error Validator::scanEntries(unsigned Sec) {
       return err(Sec, Off,
                  "invalid entry kind " + kindText(Kind) + " in " +
                      sectionName(M, Sec));
-    unsigned Need = entrySize(Kind);
+    unsigned Need = brigEntrySize(Kind);
     if (Size < Need)
       return err(Sec, Off,
                  kindText(Kind) + " entry byteCount " + Twine(Size) +
@@ -307,7 +211,7 @@ Error Validator::checkString(unsigned Sec, uint64_t At, uint32_t DataOff,
     return Error::success();
   if (!isDataEntry(DataOff))
     return err(Sec, At,
-               What + " offset 0x" + utohexstr(DataOff) +
+               What + " offset 0x" + utohexstr(DataOff, /*LowerCase=*/true) +
                    " is not an hsa_data entry");
   return Error::success();
 }
@@ -317,12 +221,14 @@ Expected<OffsetList> Validator::checkList(unsigned Sec, uint64_t At,
                                           const Twine &What) const {
   if (!isDataEntry(DataOff))
     return err(Sec, At,
-               What + " list offset 0x" + utohexstr(DataOff) +
+               What + " list offset 0x" +
+                   utohexstr(DataOff, /*LowerCase=*/true) +
                    " is not an hsa_data entry");
   std::optional<StringRef> B = M.dataBytes(DataOff);
   if (!B || B->size() % 4 != 0)
     return err(Sec, At,
-               What + " list at hsa_data+0x" + utohexstr(DataOff) +
+               What + " list at hsa_data+0x" +
+                   utohexstr(DataOff, /*LowerCase=*/true) +
                    " has a byte count that is not a multiple of 4");
   return M.offsetList(DataOff);
 }
@@ -331,7 +237,7 @@ Error Validator::checkOperandRef(unsigned Sec, uint64_t At, uint32_t Off,
                                  const Twine &What) const {
   if (!isOperandEntry(Off))
     return err(Sec, At,
-               What + " offset 0x" + utohexstr(Off) +
+               What + " offset 0x" + utohexstr(Off, /*LowerCase=*/true) +
                    " is not an hsa_operand entry");
   return Error::success();
 }
@@ -352,13 +258,15 @@ Error Validator::checkOperand(uint32_t Off) {
     if (A.symbol != 0) {
       if (!isCodeEntry(A.symbol) ||
           codeKind(A.symbol) != BRIG_KIND_DIRECTIVE_VARIABLE)
-        return opErr(Off, "address symbol 0x" + utohexstr(A.symbol) +
+        return opErr(Off, "address symbol 0x" +
+                              utohexstr(A.symbol, /*LowerCase=*/true) +
                               " is not a variable directive");
     }
     if (A.reg != 0) {
       if (!isOperandEntry(A.reg) ||
           operandKind(A.reg) != BRIG_KIND_OPERAND_REGISTER)
-        return opErr(Off, "address register 0x" + utohexstr(A.reg) +
+        return opErr(Off, "address register 0x" +
+                              utohexstr(A.reg, /*LowerCase=*/true) +
                               " is not a register operand");
       auto R = *M.operand<BrigOperandRegister>(A.reg);
       if (R.regKind != BRIG_REGISTER_KIND_SINGLE &&
@@ -381,14 +289,15 @@ Error Validator::checkOperand(uint32_t Off) {
     for (uint32_t I = 0; I < List->size(); ++I)
       if (!isCodeEntry((*List)[I]))
         return opErr(Off, "code list element " + Twine(I) + " (0x" +
-                              utohexstr((*List)[I]) +
+                              utohexstr((*List)[I], /*LowerCase=*/true) +
                               ") is not an hsa_code entry");
     return Error::success();
   }
   case BRIG_KIND_OPERAND_CODE_REF: {
     auto R = *M.operand<BrigOperandCodeRef>(Off);
     if (!isCodeEntry(R.ref))
-      return opErr(Off, "code reference 0x" + utohexstr(R.ref) +
+      return opErr(Off, "code reference 0x" +
+                            utohexstr(R.ref, /*LowerCase=*/true) +
                             " is not an hsa_code entry");
     return Error::success();
   }
@@ -399,7 +308,9 @@ Error Validator::checkOperand(uint32_t Off) {
     if (Error E = checkString(OS, Off, C.bytes, "constant bytes"))
       return E;
     uint64_t Size = M.dataBytes(C.bytes)->size();
-    unsigned Bits = typeBits(brigTypeArrayElement(C.type));
+    // Signal handles are 64-bit in BRIG constants whatever the signal type.
+    unsigned EltType = brigTypeArrayElement(C.type);
+    unsigned Bits = isSignalType(EltType) ? 64 : typeBits(EltType);
     unsigned Elt = Bits <= 8 ? 1 : Bits / 8;
     if (brigTypeIsArray(C.type) ? Size % Elt != 0 : Size != Elt)
       return opErr(Off, "constant of type " +
@@ -670,17 +581,18 @@ Error Validator::checkExecutable(uint32_t Off, uint32_t &Next) {
   uint32_t After = Off + readAt<uint16_t>(S.Begin + Off);
   if (!IsPos(E.nextModuleEntry) || E.nextModuleEntry < After)
     return codeErr(Off, "'" + Name + "': nextModuleEntry 0x" +
-                            utohexstr(E.nextModuleEntry) +
+                            utohexstr(E.nextModuleEntry, /*LowerCase=*/true) +
                             " is not a following hsa_code entry");
   if (!IsPos(E.firstCodeBlockEntry) || E.firstCodeBlockEntry < After ||
       E.firstCodeBlockEntry > E.nextModuleEntry)
-    return codeErr(Off, "'" + Name + "': firstCodeBlockEntry 0x" +
-                            utohexstr(E.firstCodeBlockEntry) +
-                            " is outside the executable");
+    return codeErr(Off,
+                   "'" + Name + "': firstCodeBlockEntry 0x" +
+                       utohexstr(E.firstCodeBlockEntry, /*LowerCase=*/true) +
+                       " is outside the executable");
   if (!IsPos(E.firstInArg) || E.firstInArg < After ||
       E.firstInArg > E.firstCodeBlockEntry)
     return codeErr(Off, "'" + Name + "': firstInArg 0x" +
-                            utohexstr(E.firstInArg) +
+                            utohexstr(E.firstInArg, /*LowerCase=*/true) +
                             " is outside the argument list");
   if (Kernel && E.outArgCount != 0)
     return codeErr(Off, "kernel '" + Name + "' has output arguments");
@@ -698,9 +610,9 @@ Error Validator::checkExecutable(uint32_t Off, uint32_t &Next) {
   for (unsigned I = 0; I < Total; ++I) {
     if (I == E.outArgCount && Pos != E.firstInArg)
       return codeErr(Off, "'" + Name + "': firstInArg 0x" +
-                              utohexstr(E.firstInArg) +
+                              utohexstr(E.firstInArg, /*LowerCase=*/true) +
                               " is not the first input argument (0x" +
-                              utohexstr(Pos) + ")");
+                              utohexstr(Pos, /*LowerCase=*/true) + ")");
     if (Pos >= E.firstCodeBlockEntry ||
         codeKind(Pos) != BRIG_KIND_DIRECTIVE_VARIABLE)
       return codeErr(Off, "'" + Name + "' declares " + Twine(Total) +
@@ -719,10 +631,11 @@ Error Validator::checkExecutable(uint32_t Off, uint32_t &Next) {
                             "' has no input arguments but firstInArg != "
                             "firstCodeBlockEntry");
   if (Pos != E.firstCodeBlockEntry)
-    return codeErr(Off, "'" + Name + "': firstCodeBlockEntry 0x" +
-                            utohexstr(E.firstCodeBlockEntry) +
-                            " does not follow its " + Twine(Total) +
-                            " arguments (0x" + utohexstr(Pos) + ")");
+    return codeErr(
+        Off, "'" + Name + "': firstCodeBlockEntry 0x" +
+                 utohexstr(E.firstCodeBlockEntry, /*LowerCase=*/true) +
+                 " does not follow its " + Twine(Total) + " arguments (0x" +
+                 utohexstr(Pos, /*LowerCase=*/true) + ")");
   Next = E.nextModuleEntry;
   return Error::success();
 }
@@ -772,7 +685,8 @@ Error Validator::checkBody(const BrigDirectiveExecutable &E, uint32_t ExecOff) {
     return codeErr(ArgBlockStart, "arg block is not closed");
   for (auto [At, Target] : PendingLabelRefs)
     if (!BodyLabels.contains(Target))
-      return codeErr(At, "branch target 0x" + utohexstr(Target) +
+      return codeErr(At, "branch target 0x" +
+                             utohexstr(Target, /*LowerCase=*/true) +
                              " is not a label of the same code block");
   return Error::success();
 }
@@ -782,12 +696,12 @@ Error Validator::checkSymbolRef(uint32_t At, uint32_t Sym, uint32_t ExecOff,
                                 const Twine &What) {
   if (Sym > ExecOff && Sym < ExecEnd) {
     if (Sym > At)
-      return codeErr(At, What + " 0x" + utohexstr(Sym) +
+      return codeErr(At, What + " 0x" + utohexstr(Sym, /*LowerCase=*/true) +
                              " is used before its declaration");
     return Error::success();
   }
   if (!ModuleScope.contains(Sym))
-    return codeErr(At, What + " 0x" + utohexstr(Sym) +
+    return codeErr(At, What + " 0x" + utohexstr(Sym, /*LowerCase=*/true) +
                            " belongs to another kernel or function");
   return Error::success();
 }
@@ -802,7 +716,8 @@ Error Validator::checkOperandRule(uint32_t InstOff, const char *Name,
                                 " (found " + Found + ")");
   };
   if (!isOperandEntry(OpOff))
-    return Bad("offset 0x" + utohexstr(OpOff) + ", not an hsa_operand entry");
+    return Bad("offset 0x" + utohexstr(OpOff, /*LowerCase=*/true) +
+               ", not an hsa_operand entry");
   unsigned K = operandKind(OpOff);
   auto IsSrc = [](unsigned K) {
     return K == BRIG_KIND_OPERAND_REGISTER ||
@@ -828,7 +743,8 @@ Error Validator::checkOperandRule(uint32_t InstOff, const char *Name,
                             BRIG_SECTION_INDEX_CODE, What);
     else if (!ModuleScope.contains(Target) &&
              !(Target > ExecOff && Target < InstOff))
-      return codeErr(InstOff, Twine(What) + " 0x" + utohexstr(Target) +
+      return codeErr(InstOff, Twine(What) + " 0x" +
+                                  utohexstr(Target, /*LowerCase=*/true) +
                                   " is not visible here");
     return Error::success();
   };
