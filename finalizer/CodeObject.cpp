@@ -1,0 +1,230 @@
+//===- finalizer/CodeObject.cpp - Code object (de)serialization -----------===//
+//
+// Layout: the magic "OHSACO01", a little-endian u32 length of the JSON
+// metadata, the metadata, a u64 length of the object, the object bytes.
+// Everything read back is checked: lengths against the buffer, every field
+// for its type, so garbage yields an error, never a crash.
+//
+//===----------------------------------------------------------------------===//
+#include "finalizer/CodeObject.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <cstring>
+
+namespace openhsa::finalizer {
+
+namespace {
+constexpr char Magic[8] = {'O', 'H', 'S', 'A', 'C', 'O', '0', '1'};
+
+template <typename T> void put(std::vector<uint8_t> &Out, T V) {
+  uint8_t B[sizeof(T)];
+  std::memcpy(B, &V, sizeof(T));
+  Out.insert(Out.end(), B, B + sizeof(T));
+}
+
+llvm::json::Array dims(const uint32_t (&D)[3]) {
+  return llvm::json::Array{D[0], D[1], D[2]};
+}
+
+llvm::Error bad(const llvm::Twine &Why) {
+  return llvm::createStringError("invalid code object: " + Why);
+}
+} // namespace
+
+std::vector<uint8_t> CodeObject::serialize() const {
+  llvm::json::Array Ks, Vs;
+  for (const KernelSymbol &K : Kernels)
+    Ks.push_back(llvm::json::Object{
+        {"name", K.Name},
+        {"module", K.ModuleName},
+        {"program_linkage", K.ProgramLinkage},
+        {"entry", K.EntrySymbol},
+        {"kernarg_size", K.KernargSegmentSize},
+        {"kernarg_align", K.KernargSegmentAlignment},
+        {"group_size", K.GroupSegmentSize},
+        {"private_size", K.PrivateSegmentSize},
+        {"dynamic_call_stack", K.DynamicCallStack},
+        {"required_grid_size", dims(K.RequiredGridSize)},
+        {"required_workgroup_size", dims(K.RequiredWorkgroupSize)},
+        {"required_dim", K.RequiredDim},
+        {"max_flat_grid_size", int64_t(K.MaxFlatGridSize)},
+        {"max_flat_workgroup_size", K.MaxFlatWorkgroupSize},
+        {"max_dynamic_group_size", K.MaxDynamicGroupSize}});
+  for (const VariableSymbol &V : Variables)
+    Vs.push_back(llvm::json::Object{{"name", V.Name},
+                                    {"module", V.ModuleName},
+                                    {"program_linkage", V.ProgramLinkage},
+                                    {"symbol", V.ObjectSymbol},
+                                    {"segment", V.Segment},
+                                    {"agent_allocation", V.AgentAllocation},
+                                    {"const", V.Constant},
+                                    {"definition", V.Definition},
+                                    {"size", int64_t(V.Size)},
+                                    {"align", V.Alignment}});
+  llvm::json::Object Meta{
+      {"isa", IsaName},           {"machine_model", MachineModel},
+      {"profile", Profile},       {"rounding", DefaultFloatRounding},
+      {"kernels", std::move(Ks)}, {"variables", std::move(Vs)}};
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  OS << llvm::json::Value(std::move(Meta));
+  OS.flush();
+
+  std::vector<uint8_t> Out(Magic, Magic + sizeof(Magic));
+  put<uint32_t>(Out, uint32_t(Text.size()));
+  Out.insert(Out.end(), Text.begin(), Text.end());
+  put<uint64_t>(Out, Object.size());
+  Out.insert(Out.end(), Object.begin(), Object.end());
+  return Out;
+}
+
+llvm::Expected<CodeObject> CodeObject::deserialize(llvm::ArrayRef<uint8_t> In) {
+  if (In.size() < sizeof(Magic) + 4 ||
+      std::memcmp(In.data(), Magic, sizeof(Magic)) != 0)
+    return bad("not an openhsa code object (bad magic)");
+  size_t Pos = sizeof(Magic);
+  uint32_t MetaLen;
+  std::memcpy(&MetaLen, In.data() + Pos, 4);
+  Pos += 4;
+  if (MetaLen > In.size() - Pos)
+    return bad("metadata runs past the end");
+  llvm::StringRef Text(reinterpret_cast<const char *>(In.data() + Pos),
+                       MetaLen);
+  Pos += MetaLen;
+  if (In.size() - Pos < 8)
+    return bad("truncated before the object");
+  uint64_t ObjLen;
+  std::memcpy(&ObjLen, In.data() + Pos, 8);
+  Pos += 8;
+  if (ObjLen != In.size() - Pos)
+    return bad("object size does not match");
+
+  auto Parsed = llvm::json::parse(Text);
+  if (!Parsed)
+    return bad("metadata: " + llvm::toString(Parsed.takeError()));
+  const llvm::json::Object *Meta = Parsed->getAsObject();
+  if (!Meta)
+    return bad("metadata is not an object");
+
+  CodeObject CO;
+  auto Str = [](const llvm::json::Object &O, llvm::StringRef Key,
+                std::string &Out) -> llvm::Error {
+    auto V = O.getString(Key);
+    if (!V)
+      return bad("missing string '" + Key + "'");
+    Out = V->str();
+    return llvm::Error::success();
+  };
+  auto Int = [](const llvm::json::Object &O, llvm::StringRef Key, auto &Out,
+                int64_t Max) -> llvm::Error {
+    auto V = O.getInteger(Key);
+    if (!V || *V < 0 || *V > Max)
+      return bad("missing or out-of-range integer '" + Key + "'");
+    Out = static_cast<std::remove_reference_t<decltype(Out)>>(*V);
+    return llvm::Error::success();
+  };
+  auto Bool = [](const llvm::json::Object &O, llvm::StringRef Key,
+                 bool &Out) -> llvm::Error {
+    auto V = O.getBoolean(Key);
+    if (!V)
+      return bad("missing boolean '" + Key + "'");
+    Out = *V;
+    return llvm::Error::success();
+  };
+  auto Dims = [](const llvm::json::Object &O, llvm::StringRef Key,
+                 uint32_t(&Out)[3]) -> llvm::Error {
+    const llvm::json::Array *A = O.getArray(Key);
+    if (!A || A->size() != 3)
+      return bad("missing array '" + Key + "'");
+    for (unsigned I = 0; I < 3; ++I) {
+      auto V = (*A)[I].getAsInteger();
+      if (!V || *V < 0 || *V > UINT32_MAX)
+        return bad("bad element in '" + Key + "'");
+      Out[I] = uint32_t(*V);
+    }
+    return llvm::Error::success();
+  };
+  if (auto E = Str(*Meta, "isa", CO.IsaName))
+    return std::move(E);
+  if (auto E = Int(*Meta, "machine_model", CO.MachineModel, 1))
+    return std::move(E);
+  if (auto E = Int(*Meta, "profile", CO.Profile, 1))
+    return std::move(E);
+  if (auto E = Int(*Meta, "rounding", CO.DefaultFloatRounding, 2))
+    return std::move(E);
+  const llvm::json::Array *Ks = Meta->getArray("kernels");
+  const llvm::json::Array *Vs = Meta->getArray("variables");
+  if (!Ks || !Vs)
+    return bad("missing kernel or variable list");
+  for (const llvm::json::Value &KV : *Ks) {
+    const llvm::json::Object *O = KV.getAsObject();
+    if (!O)
+      return bad("kernel entry is not an object");
+    KernelSymbol K;
+    if (auto E = Str(*O, "name", K.Name))
+      return std::move(E);
+    if (auto E = Str(*O, "module", K.ModuleName))
+      return std::move(E);
+    if (auto E = Bool(*O, "program_linkage", K.ProgramLinkage))
+      return std::move(E);
+    if (auto E = Str(*O, "entry", K.EntrySymbol))
+      return std::move(E);
+    if (auto E = Int(*O, "kernarg_size", K.KernargSegmentSize, UINT32_MAX))
+      return std::move(E);
+    if (auto E = Int(*O, "kernarg_align", K.KernargSegmentAlignment, 1 << 16))
+      return std::move(E);
+    if (auto E = Int(*O, "group_size", K.GroupSegmentSize, UINT32_MAX))
+      return std::move(E);
+    if (auto E = Int(*O, "private_size", K.PrivateSegmentSize, UINT32_MAX))
+      return std::move(E);
+    if (auto E = Bool(*O, "dynamic_call_stack", K.DynamicCallStack))
+      return std::move(E);
+    if (auto E = Dims(*O, "required_grid_size", K.RequiredGridSize))
+      return std::move(E);
+    if (auto E = Dims(*O, "required_workgroup_size", K.RequiredWorkgroupSize))
+      return std::move(E);
+    if (auto E = Int(*O, "required_dim", K.RequiredDim, 3))
+      return std::move(E);
+    if (auto E = Int(*O, "max_flat_grid_size", K.MaxFlatGridSize, INT64_MAX))
+      return std::move(E);
+    if (auto E = Int(*O, "max_flat_workgroup_size", K.MaxFlatWorkgroupSize,
+                     UINT32_MAX))
+      return std::move(E);
+    if (auto E = Int(*O, "max_dynamic_group_size", K.MaxDynamicGroupSize,
+                     UINT32_MAX))
+      return std::move(E);
+    CO.Kernels.push_back(std::move(K));
+  }
+  for (const llvm::json::Value &VV : *Vs) {
+    const llvm::json::Object *O = VV.getAsObject();
+    if (!O)
+      return bad("variable entry is not an object");
+    VariableSymbol V;
+    if (auto E = Str(*O, "name", V.Name))
+      return std::move(E);
+    if (auto E = Str(*O, "module", V.ModuleName))
+      return std::move(E);
+    if (auto E = Bool(*O, "program_linkage", V.ProgramLinkage))
+      return std::move(E);
+    if (auto E = Str(*O, "symbol", V.ObjectSymbol))
+      return std::move(E);
+    if (auto E = Int(*O, "segment", V.Segment, 255))
+      return std::move(E);
+    if (auto E = Bool(*O, "agent_allocation", V.AgentAllocation))
+      return std::move(E);
+    if (auto E = Bool(*O, "const", V.Constant))
+      return std::move(E);
+    if (auto E = Bool(*O, "definition", V.Definition))
+      return std::move(E);
+    if (auto E = Int(*O, "size", V.Size, INT64_MAX))
+      return std::move(E);
+    if (auto E = Int(*O, "align", V.Alignment, 1 << 16))
+      return std::move(E);
+    CO.Variables.push_back(std::move(V));
+  }
+  CO.Object.assign(In.begin() + Pos, In.end());
+  return std::move(CO);
+}
+
+} // namespace openhsa::finalizer

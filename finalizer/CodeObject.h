@@ -1,0 +1,73 @@
+//===- finalizer/CodeObject.h - What finalization produces ------*- C++ -*-===//
+//
+// A finalized program for one ISA: a real relocatable object produced by
+// LLVM (ELF, host code) plus the metadata the runtime needs to load it and
+// answer symbol queries. It serializes to bytes (hsa_code_object_serialize)
+// and back, so code finalized in one process loads in another.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OPENHSA_FINALIZER_CODEOBJECT_H
+#define OPENHSA_FINALIZER_CODEOBJECT_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace openhsa::finalizer {
+
+/// A kernel of the code object.
+struct KernelSymbol {
+  std::string Name;       // HSAIL name, e.g. "&vector_add".
+  std::string ModuleName; // HSAIL module name, e.g. "&vadd".
+  bool ProgramLinkage = true;
+  std::string EntrySymbol; // Object symbol of the work-group function.
+  uint32_t KernargSegmentSize = 0;
+  uint32_t KernargSegmentAlignment = 16;
+  uint32_t GroupSegmentSize = 0;   // Static group memory per work-group.
+  uint32_t PrivateSegmentSize = 0; // Per work-item (private + spill + arg).
+  bool DynamicCallStack = false;
+  // Control directives that constrain dispatches (0: unconstrained).
+  uint32_t RequiredGridSize[3] = {0, 0, 0};
+  uint32_t RequiredWorkgroupSize[3] = {0, 0, 0};
+  uint8_t RequiredDim = 0;
+  uint64_t MaxFlatGridSize = 0;
+  uint32_t MaxFlatWorkgroupSize = 0;
+  uint32_t MaxDynamicGroupSize = 0;
+};
+
+/// A variable of the code object (global, readonly segments).
+struct VariableSymbol {
+  std::string Name; // HSAIL name, e.g. "&table".
+  std::string ModuleName;
+  bool ProgramLinkage = true;
+  /// Object symbol holding the variable's address when the object defines
+  /// it; empty for declarations the executable must define
+  /// (hsa_executable_global_variable_define and friends).
+  std::string ObjectSymbol;
+  uint8_t Segment = 0; // BrigSegment: BRIG_SEGMENT_GLOBAL or READONLY.
+  bool AgentAllocation = false;
+  bool Constant = false;
+  bool Definition = true;
+  uint64_t Size = 0;
+  uint32_t Alignment = 1;
+};
+
+struct CodeObject {
+  std::string IsaName;
+  uint8_t MachineModel = 1;         // hsa_machine_model_t
+  uint8_t Profile = 1;              // hsa_profile_t
+  uint8_t DefaultFloatRounding = 2; // hsa_default_float_rounding_mode_t
+  std::vector<KernelSymbol> Kernels;
+  std::vector<VariableSymbol> Variables;
+  std::vector<uint8_t> Object; // ELF relocatable object.
+
+  std::vector<uint8_t> serialize() const;
+  static llvm::Expected<CodeObject> deserialize(llvm::ArrayRef<uint8_t> Bytes);
+};
+
+} // namespace openhsa::finalizer
+
+#endif

@@ -1,0 +1,130 @@
+//===- finalizer/Codegen.cpp - LLVM IR to a host object file --------------===//
+#include "finalizer/Codegen.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+
+namespace openhsa::finalizer {
+
+const HostTarget &hostTarget() {
+  static const HostTarget Host = [] {
+    HostTarget H;
+    H.Triple = llvm::sys::getProcessTriple();
+    H.Cpu = llvm::sys::getHostCPUName().str();
+    llvm::SmallVector<std::string, 64> Features;
+    for (const auto &F : llvm::sys::getHostCPUFeatures())
+      Features.push_back((F.second ? "+" : "-") + F.first().str());
+    for (size_t I = 0; I < Features.size(); ++I)
+      H.Features += (I ? "," : "") + Features[I];
+    return H;
+  }();
+  return Host;
+}
+
+namespace {
+
+void initializeNativeTarget() {
+  static std::once_flag Once;
+  std::call_once(Once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+/// Writes Text to $Var/<module>.<Ext>, or to stderr for "-".
+void dump(const char *Var, const llvm::Module &M, llvm::StringRef Ext,
+          llvm::StringRef Text) {
+  const char *Where = std::getenv(Var);
+  if (!Where || !*Where)
+    return;
+  if (llvm::StringRef(Where) == "-") {
+    llvm::errs() << Text;
+    return;
+  }
+  std::error_code EC;
+  llvm::raw_fd_ostream Out(
+      (llvm::Twine(Where) + "/" + M.getName() + "." + Ext).str(), EC);
+  if (!EC)
+    Out << Text;
+}
+
+} // namespace
+
+llvm::Expected<std::vector<uint8_t>> compileToObject(llvm::Module &M) {
+  initializeNativeTarget();
+  const HostTarget &Host = hostTarget();
+  std::string Error;
+  const llvm::Target *T =
+      llvm::TargetRegistry::lookupTarget(Host.Triple, Error);
+  if (!T)
+    return llvm::createStringError("no LLVM target for " + Host.Triple + ": " +
+                                   Error);
+  llvm::TargetOptions Options;
+  std::unique_ptr<llvm::TargetMachine> TM(T->createTargetMachine(
+      Host.Triple, Host.Cpu, Host.Features, Options, llvm::Reloc::PIC_,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  M.setTargetTriple(Host.Triple);
+  M.setDataLayout(TM->createDataLayout());
+
+  if (llvm::verifyModule(M, &llvm::errs()))
+    return llvm::createStringError(
+        "internal error: the lowered IR of module '" + M.getName().str() +
+        "' is invalid");
+
+  {
+    llvm::LoopAnalysisManager LAM;
+    llvm::FunctionAnalysisManager FAM;
+    llvm::CGSCCAnalysisManager CGAM;
+    llvm::ModuleAnalysisManager MAM;
+    llvm::PassBuilder PB(TM.get());
+    PB.registerModuleAnalyses(MAM);
+    PB.registerCGSCCAnalyses(CGAM);
+    PB.registerFunctionAnalyses(FAM);
+    PB.registerLoopAnalyses(LAM);
+    PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+    llvm::ModulePassManager MPM =
+        PB.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+    MPM.run(M, MAM);
+  }
+  if (std::getenv("OPENHSA_DUMP_IR")) {
+    std::string Text;
+    llvm::raw_string_ostream OS(Text);
+    M.print(OS, nullptr);
+    dump("OPENHSA_DUMP_IR", M, "ll", Text);
+  }
+  if (std::getenv("OPENHSA_DUMP_ASM")) {
+    llvm::SmallVector<char, 0> Asm;
+    llvm::raw_svector_ostream OS(Asm);
+    llvm::legacy::PassManager PM;
+    std::unique_ptr<llvm::Module> Copy = llvm::CloneModule(M);
+    if (!TM->addPassesToEmitFile(PM, OS, nullptr,
+                                 llvm::CodeGenFileType::AssemblyFile))
+      PM.run(*Copy);
+    dump("OPENHSA_DUMP_ASM", M, "s", llvm::StringRef(Asm.data(), Asm.size()));
+  }
+
+  llvm::SmallVector<char, 0> Buffer;
+  llvm::raw_svector_ostream OS(Buffer);
+  llvm::legacy::PassManager PM;
+  if (TM->addPassesToEmitFile(PM, OS, nullptr,
+                              llvm::CodeGenFileType::ObjectFile))
+    return llvm::createStringError("LLVM cannot emit objects for " +
+                                   Host.Triple);
+  PM.run(M);
+  return std::vector<uint8_t>(Buffer.begin(), Buffer.end());
+}
+
+} // namespace openhsa::finalizer

@@ -1,0 +1,28 @@
+//===- finalizer/Codegen.h - LLVM IR to a host object file ------*- C++ -*-===//
+#ifndef OPENHSA_FINALIZER_CODEGEN_H
+#define OPENHSA_FINALIZER_CODEGEN_H
+
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace openhsa::finalizer {
+
+/// The host CPU as LLVM names it, and its features ("+avx2,...").
+struct HostTarget {
+  std::string Triple;
+  std::string Cpu;
+  std::string Features;
+};
+const HostTarget &hostTarget();
+
+/// Optimizes M (O3) for the host CPU and emits a relocatable object.
+/// OPENHSA_DUMP_IR / OPENHSA_DUMP_ASM (set to a directory or "-") dump the
+/// optimized IR and the assembly.
+llvm::Expected<std::vector<uint8_t>> compileToObject(llvm::Module &M);
+
+} // namespace openhsa::finalizer
+
+#endif

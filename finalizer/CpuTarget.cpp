@@ -1,0 +1,251 @@
+//===- finalizer/CpuTarget.cpp - Work-group functions for the CPU agent ---===//
+#include "finalizer/CpuTarget.h"
+
+#include "hsa/hsa_ext_openhsa.h"
+
+#include "llvm/IR/IRBuilder.h"
+
+#include <cstddef>
+
+namespace openhsa::finalizer {
+
+namespace {
+
+// The work-item state the work-group function keeps for the body:
+//   { ptr ctx, [3 x i32] local id, [3 x i32] group id, [3 x i32] current
+//     work-group size }
+enum WorkItemField {
+  WiContext = 0,
+  WiLocal = 1,
+  WiGroup = 2,
+  WiCurrentSize = 3
+};
+
+llvm::StructType *workItemType(llvm::LLVMContext &C) {
+  auto *I32x3 = llvm::ArrayType::get(llvm::Type::getInt32Ty(C), 3);
+  return llvm::StructType::get(
+      C, {llvm::PointerType::get(C, 0), I32x3, I32x3, I32x3});
+}
+
+using Ctx = hsa_ext_openhsa_dispatch_context_t;
+
+/// Defines query Name (if the module declares it) with body Fill.
+template <typename FillFn>
+void defineQuery(llvm::Module &M, const char *Name, FillFn Fill) {
+  llvm::Function *F = M.getFunction(Name);
+  if (!F || !F->isDeclaration())
+    return;
+  F->setLinkage(llvm::GlobalValue::InternalLinkage);
+  F->addFnAttr(llvm::Attribute::AlwaysInline);
+  F->setDoesNotThrow();
+  F->addFnAttr(llvm::Attribute::WillReturn);
+  llvm::IRBuilder<> B(llvm::BasicBlock::Create(M.getContext(), "entry", F));
+  B.CreateRet(Fill(B, F));
+}
+
+/// Loads a field of the dispatch context at Offset (+ 4 * Index).
+llvm::Value *contextField(llvm::IRBuilder<> &B, llvm::Value *Wi, size_t Offset,
+                          llvm::Type *Ty, llvm::Value *Index = nullptr) {
+  auto *WiTy = workItemType(B.getContext());
+  llvm::Value *Context =
+      B.CreateLoad(B.getPtrTy(), B.CreateStructGEP(WiTy, Wi, WiContext));
+  llvm::Value *P = B.CreateConstGEP1_64(B.getInt8Ty(), Context, Offset);
+  if (Index)
+    P = B.CreateGEP(B.getInt32Ty(), P, Index);
+  return B.CreateLoad(Ty, P);
+}
+
+/// A dimension argument clamped to 0..2 (HSAIL requires an immediate in
+/// range; this keeps a bad one from reading past the arrays).
+llvm::Value *clampDim(llvm::IRBuilder<> &B, llvm::Value *D) {
+  return B.CreateSelect(B.CreateICmpULT(D, B.getInt32(3)), D, B.getInt32(0));
+}
+
+void defineQueries(llvm::Module &M) {
+  llvm::LLVMContext &C = M.getContext();
+  auto *WiTy = workItemType(C);
+  auto WiArray = [&](unsigned Field) {
+    return [=](llvm::IRBuilder<> &B, llvm::Function *F) -> llvm::Value * {
+      llvm::Value *D = clampDim(B, F->getArg(1));
+      return B.CreateLoad(B.getInt32Ty(),
+                          B.CreateGEP(WiTy, F->getArg(0),
+                                      {B.getInt32(0), B.getInt32(Field), D}));
+    };
+  };
+  auto CtxArray = [&](size_t Offset) {
+    return [=](llvm::IRBuilder<> &B, llvm::Function *F) -> llvm::Value * {
+      return contextField(B, F->getArg(0), Offset, B.getInt32Ty(),
+                          clampDim(B, F->getArg(1)));
+    };
+  };
+  defineQuery(M, query::WorkItemId, WiArray(WiLocal));
+  defineQuery(M, query::WorkGroupId, WiArray(WiGroup));
+  defineQuery(M, query::CurrentWorkGroupSize, WiArray(WiCurrentSize));
+  defineQuery(M, query::WorkGroupSize, CtxArray(offsetof(Ctx, workgroup_size)));
+  defineQuery(M, query::GridSize, CtxArray(offsetof(Ctx, grid_size)));
+  defineQuery(M, query::GridGroups, CtxArray(offsetof(Ctx, grid_groups)));
+  defineQuery(M, query::Dim, [](llvm::IRBuilder<> &B, llvm::Function *F) {
+    return contextField(B, F->getArg(0), offsetof(Ctx, dimensions),
+                        B.getInt32Ty());
+  });
+  defineQuery(M, query::PacketId, [](llvm::IRBuilder<> &B, llvm::Function *F) {
+    return contextField(B, F->getArg(0), offsetof(Ctx, packet_id),
+                        B.getInt64Ty());
+  });
+  defineQuery(M, query::PacketCompletionSig,
+              [](llvm::IRBuilder<> &B, llvm::Function *F) -> llvm::Value * {
+                llvm::Value *Packet = contextField(
+                    B, F->getArg(0), offsetof(Ctx, packet), B.getPtrTy());
+                return B.CreateLoad(
+                    B.getInt64Ty(),
+                    B.CreateConstGEP1_64(B.getInt8Ty(), Packet,
+                                         offsetof(hsa_kernel_dispatch_packet_t,
+                                                  completion_signal)));
+              });
+  defineQuery(M, query::GroupBase, [](llvm::IRBuilder<> &B, llvm::Function *F) {
+    return contextField(B, F->getArg(0), offsetof(Ctx, group_base),
+                        B.getPtrTy());
+  });
+  // Each work-item's private block: private_segment_size bytes at its flat
+  // id within the group (hsa_ext_openhsa.h).
+  defineQuery(
+      M, query::PrivateBase,
+      [&](llvm::IRBuilder<> &B, llvm::Function *F) -> llvm::Value * {
+        llvm::Value *Wi = F->getArg(0);
+        auto Local = [&](unsigned D) {
+          return B.CreateLoad(
+              B.getInt32Ty(),
+              B.CreateGEP(WiTy, Wi,
+                          {B.getInt32(0), B.getInt32(WiLocal), B.getInt32(D)}));
+        };
+        auto Size = [&](unsigned D) {
+          return contextField(B, Wi, offsetof(Ctx, workgroup_size),
+                              B.getInt32Ty(), B.getInt32(D));
+        };
+        llvm::Value *Flat = B.CreateAdd(
+            Local(0),
+            B.CreateMul(Size(0),
+                        B.CreateAdd(Local(1), B.CreateMul(Local(2), Size(1)))));
+        llvm::Value *Stride = contextField(
+            B, Wi, offsetof(Ctx, private_segment_size), B.getInt32Ty());
+        llvm::Value *Base =
+            contextField(B, Wi, offsetof(Ctx, private_base), B.getPtrTy());
+        return B.CreateGEP(B.getInt8Ty(), Base,
+                           B.CreateMul(B.CreateZExt(Flat, B.getInt64Ty()),
+                                       B.CreateZExt(Stride, B.getInt64Ty())));
+      });
+}
+
+/// Emits `for (I = 0; I < N; ++I) Body(I)` at B's insertion point and leaves
+/// B after the loop.
+template <typename BodyFn>
+void emitLoop(llvm::IRBuilder<> &B, llvm::Value *N, const char *Name,
+              BodyFn Body) {
+  llvm::LLVMContext &C = B.getContext();
+  llvm::Function *F = B.GetInsertBlock()->getParent();
+  llvm::BasicBlock *Pre = B.GetInsertBlock();
+  auto *Head = llvm::BasicBlock::Create(C, std::string(Name) + ".body", F);
+  auto *Exit = llvm::BasicBlock::Create(C, std::string(Name) + ".exit", F);
+  // Work-groups are never empty: the loops run at least once.
+  B.CreateBr(Head);
+  B.SetInsertPoint(Head);
+  llvm::PHINode *I = B.CreatePHI(B.getInt32Ty(), 2, Name);
+  I->addIncoming(B.getInt32(0), Pre);
+  Body(I);
+  llvm::Value *Next = B.CreateAdd(I, B.getInt32(1), "", true, true);
+  I->addIncoming(Next, B.GetInsertBlock());
+  B.CreateCondBr(B.CreateICmpULT(Next, N), Head, Exit);
+  B.SetInsertPoint(Exit);
+}
+
+llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K) {
+  llvm::LLVMContext &C = M.getContext();
+  auto *PtrTy = llvm::PointerType::get(C, 0);
+  auto *I32 = llvm::Type::getInt32Ty(C);
+  auto *FnTy = llvm::FunctionType::get(llvm::Type::getVoidTy(C),
+                                       {PtrTy, PtrTy, I32, I32, I32}, false);
+  const std::string Name = "openhsa.wg." + K.Symbol.Name.substr(1);
+  llvm::Function *F =
+      llvm::Function::Create(FnTy, llvm::GlobalValue::ExternalLinkage, Name, M);
+  llvm::Value *Kernarg = F->getArg(0), *Context = F->getArg(1);
+  llvm::Value *Group[3] = {F->getArg(2), F->getArg(3), F->getArg(4)};
+
+  llvm::IRBuilder<> B(llvm::BasicBlock::Create(C, "entry", F));
+  auto *WiTy = workItemType(C);
+  llvm::Value *Wi = B.CreateAlloca(WiTy);
+  B.CreateStore(Context, B.CreateStructGEP(WiTy, Wi, WiContext));
+  llvm::Value *Current[3];
+  for (unsigned D = 0; D < 3; ++D) {
+    B.CreateStore(Group[D], B.CreateGEP(WiTy, Wi,
+                                        {B.getInt32(0), B.getInt32(WiGroup),
+                                         B.getInt32(D)}));
+    // A partial group at the grid's far edge: min(size, grid - first).
+    llvm::Value *Size =
+        contextField(B, Wi, offsetof(Ctx, workgroup_size), I32, B.getInt32(D));
+    llvm::Value *Grid =
+        contextField(B, Wi, offsetof(Ctx, grid_size), I32, B.getInt32(D));
+    llvm::Value *First = B.CreateMul(Group[D], Size);
+    Current[D] = B.CreateBinaryIntrinsic(llvm::Intrinsic::umin, Size,
+                                         B.CreateSub(Grid, First));
+    B.CreateStore(
+        Current[D],
+        B.CreateGEP(WiTy, Wi,
+                    {B.getInt32(0), B.getInt32(WiCurrentSize), B.getInt32(D)}));
+  }
+  auto LocalPtr = [&](unsigned D) {
+    return B.CreateGEP(WiTy, Wi,
+                       {B.getInt32(0), B.getInt32(WiLocal), B.getInt32(D)});
+  };
+
+  if (!K.UsesBarrier) {
+    emitLoop(B, Current[2], "z", [&](llvm::Value *Z) {
+      B.CreateStore(Z, LocalPtr(2));
+      emitLoop(B, Current[1], "y", [&](llvm::Value *Y) {
+        B.CreateStore(Y, LocalPtr(1));
+        emitLoop(B, Current[0], "x", [&](llvm::Value *X) {
+          B.CreateStore(X, LocalPtr(0));
+          B.CreateCall(K.Body, {Kernarg, Wi});
+        });
+      });
+    });
+    B.CreateRetVoid();
+  } else {
+    // Region by region: every work-item runs to the next barrier; the
+    // region they stopped at is where all resume.
+    llvm::Value *NextSlot = B.CreateAlloca(I32); // Promoted by mem2reg.
+    llvm::BasicBlock *Pre = B.GetInsertBlock();
+    auto *Region = llvm::BasicBlock::Create(C, "region", F);
+    auto *Done = llvm::BasicBlock::Create(C, "done", F);
+    B.CreateBr(Region);
+    B.SetInsertPoint(Region);
+    llvm::PHINode *Resume = B.CreatePHI(I32, 2, "resume");
+    Resume->addIncoming(B.getInt32(0), Pre);
+    emitLoop(B, Current[2], "z", [&](llvm::Value *Z) {
+      B.CreateStore(Z, LocalPtr(2));
+      emitLoop(B, Current[1], "y", [&](llvm::Value *Y) {
+        B.CreateStore(Y, LocalPtr(1));
+        emitLoop(B, Current[0], "x", [&](llvm::Value *X) {
+          B.CreateStore(X, LocalPtr(0));
+          B.CreateStore(B.CreateCall(K.Body, {Kernarg, Wi, Resume}), NextSlot);
+        });
+      });
+    });
+    llvm::Value *Next = B.CreateLoad(I32, NextSlot);
+    Resume->addIncoming(Next, B.GetInsertBlock());
+    B.CreateCondBr(B.CreateICmpEQ(Next, B.getInt32(-1)), Done, Region);
+    B.SetInsertPoint(Done);
+    B.CreateRetVoid();
+  }
+  K.Body->addFnAttr(llvm::Attribute::AlwaysInline);
+  return F;
+}
+
+} // namespace
+
+void buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program) {
+  defineQueries(M);
+  for (LoweredKernel &K : Program.Kernels)
+    K.Symbol.EntrySymbol = buildWorkGroupFunction(M, K)->getName().str();
+}
+
+} // namespace openhsa::finalizer

@@ -1,0 +1,27 @@
+//===- finalizer/CpuTarget.h - Work-group functions for the CPU agent -*- C++
+//-*-===//
+//
+// Turns lowered kernels into the work-group functions the CPU agent calls
+// (hsa_ext_openhsa_workgroup_fn_t): loops over the work-items of a group
+// around the kernel body, and defines the work-item queries from the
+// dispatch context (hsa_ext_openhsa_dispatch_context_t). Kernels with
+// barriers run region by region: every work-item up to the barrier, then
+// every work-item on to the next.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OPENHSA_FINALIZER_CPUTARGET_H
+#define OPENHSA_FINALIZER_CPUTARGET_H
+
+#include "finalizer/Lowering.h"
+
+#include "llvm/IR/Module.h"
+
+namespace openhsa::finalizer {
+
+/// Defines the queries in M and adds a work-group function per kernel,
+/// naming it in Kernel.Symbol.EntrySymbol.
+void buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program);
+
+} // namespace openhsa::finalizer
+
+#endif

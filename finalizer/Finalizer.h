@@ -1,0 +1,54 @@
+//===- finalizer/Finalizer.h - BRIG modules to a code object ----*- C++ -*-===//
+//
+// The CPU pipeline: validated BRIG modules -> target-neutral LLVM IR (one
+// function per kernel in scalar SPMD form) -> a work-group function per
+// kernel (work-item loops) -> LLVM O3 for the host CPU -> relocatable
+// object. Anything it cannot translate exactly fails with a message naming
+// the instruction and its BRIG offset, never a wrong result.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OPENHSA_FINALIZER_FINALIZER_H
+#define OPENHSA_FINALIZER_FINALIZER_H
+
+#include "brig/BrigModule.h"
+#include "finalizer/CodeObject.h"
+
+#include <string>
+#include <vector>
+
+namespace openhsa::finalizer {
+
+/// hsa_ext_control_directives_t in our own terms (0: absent).
+struct ControlDirectives {
+  uint64_t ControlDirectivesMask = 0;
+  uint16_t BreakExceptions = 0;
+  uint16_t DetectExceptions = 0;
+  uint32_t MaxDynamicGroupSize = 0;
+  uint64_t MaxFlatGridSize = 0;
+  uint32_t MaxFlatWorkgroupSize = 0;
+  uint8_t RequiredDim = 0;
+  uint32_t RequiredGridSize[3] = {0, 0, 0};
+  uint32_t RequiredWorkgroupSize[3] = {0, 0, 0};
+};
+
+struct FinalizeRequest {
+  /// Modules of one program, validated, kept alive by the caller.
+  std::vector<brig::BrigModule> Modules;
+  std::string IsaName;      // Recorded in the code object.
+  uint8_t MachineModel = 1; // hsa_machine_model_t
+  uint8_t Profile = 1;      // hsa_profile_t
+  uint8_t DefaultFloatRounding = 2;
+  ControlDirectives Directives;
+  std::string Options; // Finalizer options string (unused yet).
+};
+
+/// Finalizes every kernel of the program for the host CPU.
+llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request);
+
+/// The ISA name of code finalize() produces on this host; agents report the
+/// same name (cpu_agent/CpuAgent.h hostIsa()).
+std::string hostIsaName();
+
+} // namespace openhsa::finalizer
+
+#endif

@@ -1,0 +1,133 @@
+//===- finalizer/JitLoader.cpp - Code objects into executable memory ------===//
+#include "finalizer/JitLoader.h"
+
+#include "finalizer/Codegen.h"
+
+#include "llvm/ExecutionEngine/JITLink/JITLinkMemoryManager.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <dlfcn.h>
+#include <mutex>
+
+namespace openhsa::finalizer {
+
+LoadedObject::~LoadedObject() = default;
+
+namespace {
+
+/// Functions finalized code may call: what LLVM lowers some operations to
+/// (memory intrinsics, 128-bit division, half-precision conversions,
+/// floating-point remainders). Nothing else of the process is visible.
+const char *const RuntimeSymbols[] = {
+    "memcpy",
+    "memmove",
+    "memset",
+    "fmod",
+    "fmodf",
+    "__divti3",
+    "__udivti3",
+    "__modti3",
+    "__umodti3",
+    "__extendhfsf2",
+    "__truncsfhf2",
+    "__truncdfhf2",
+    "__gnu_h2f_ieee",
+    "__gnu_f2h_ieee",
+    "__powisf2",
+    "__powidf2",
+    "sqrt",
+    "sqrtf",
+    "floor",
+    "floorf",
+    "ceil",
+    "ceilf",
+    "trunc",
+    "truncf",
+    "rint",
+    "rintf",
+    "roundeven",
+    "roundevenf",
+    "fma",
+    "fmaf",
+    "fmin",
+    "fminf",
+    "fmax",
+    "fmaxf",
+    "copysign",
+    "copysignf",
+};
+
+class OrcLoadedObject final : public LoadedObject {
+public:
+  explicit OrcLoadedObject(std::unique_ptr<llvm::orc::LLJIT> J)
+      : Jit(std::move(J)) {}
+  llvm::Expected<void *> address(llvm::StringRef Symbol) override {
+    auto Addr = Jit->lookup(Symbol);
+    if (!Addr)
+      return Addr.takeError();
+    return Addr->toPtr<void *>();
+  }
+
+private:
+  std::unique_ptr<llvm::orc::LLJIT> Jit;
+};
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<LoadedObject>>
+LoadedObject::load(const CodeObject &CO,
+                   const std::map<std::string, void *> &External) {
+  static std::once_flag Once;
+  std::call_once(Once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+  auto J =
+      llvm::orc::LLJITBuilder()
+          .setObjectLinkingLayerCreator(
+              [](llvm::orc::ExecutionSession &ES, const llvm::Triple &)
+                  -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
+                auto MemMgr = llvm::jitlink::InProcessMemoryManager::Create();
+                if (!MemMgr)
+                  return MemMgr.takeError();
+                return std::make_unique<llvm::orc::ObjectLinkingLayer>(
+                    ES, std::move(*MemMgr));
+              })
+          .create();
+  if (!J)
+    return J.takeError();
+
+  llvm::orc::JITDylib &Lib = (*J)->getMainJITDylib();
+  llvm::orc::SymbolMap Symbols;
+  auto &ES = (*J)->getExecutionSession();
+  for (const char *Name : RuntimeSymbols)
+    if (void *Addr = dlsym(RTLD_DEFAULT, Name))
+      Symbols[ES.intern((*J)->mangle(Name))] = {
+          llvm::orc::ExecutorAddr::fromPtr(Addr),
+          llvm::JITSymbolFlags::Exported};
+  for (const auto &[Name, Addr] : External)
+    Symbols[ES.intern((*J)->mangle(Name))] = {
+        llvm::orc::ExecutorAddr::fromPtr(Addr), llvm::JITSymbolFlags::Exported};
+  if (auto Err = Lib.define(llvm::orc::absoluteSymbols(std::move(Symbols))))
+    return std::move(Err);
+
+  auto Buffer = llvm::MemoryBuffer::getMemBufferCopy(
+      llvm::StringRef(reinterpret_cast<const char *>(CO.Object.data()),
+                      CO.Object.size()),
+      "code-object");
+  if (auto Err = (*J)->addObjectFile(std::move(Buffer)))
+    return std::move(Err);
+  std::unique_ptr<LoadedObject> L =
+      std::make_unique<OrcLoadedObject>(std::move(*J));
+  // Resolve every kernel now so a missing symbol is an error at load time,
+  // not at the first dispatch.
+  for (const KernelSymbol &K : CO.Kernels)
+    if (auto A = L->address(K.EntrySymbol); !A)
+      return A.takeError();
+  return std::move(L);
+}
+
+} // namespace openhsa::finalizer

@@ -1,0 +1,64 @@
+//===- finalizer/Lowering.h - BRIG to target-neutral LLVM IR ----*- C++ -*-===//
+//
+// Translates the kernels of BRIG modules into LLVM IR in scalar SPMD form:
+// one function per kernel, `void @<kernel>(ptr kernarg, ptr wi)`, run once
+// per work-item. HSAIL registers become allocas (promoted by mem2reg);
+// work-item and dispatch queries are calls to `openhsa.*` functions taking
+// the work-item pointer, which a target defines (finalizer/CpuTarget.h), so
+// nothing here is CPU-specific.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OPENHSA_FINALIZER_LOWERING_H
+#define OPENHSA_FINALIZER_LOWERING_H
+
+#include "brig/BrigModule.h"
+#include "finalizer/CodeObject.h"
+
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace openhsa::finalizer {
+
+/// A kernel as lowered: its SPMD function and what dispatching it needs.
+struct LoweredKernel {
+  KernelSymbol Symbol; // EntrySymbol left empty; the target names it.
+  llvm::Function *Body = nullptr;
+  bool UsesBarrier = false;
+};
+
+struct LoweredProgram {
+  std::vector<LoweredKernel> Kernels;
+  std::vector<VariableSymbol> Variables;
+};
+
+/// The queries a target defines; each takes the work-item pointer.
+namespace query {
+inline constexpr const char *WorkItemId =
+    "openhsa.workitemid"; // (wi, dim) -> i32
+inline constexpr const char *WorkGroupId =
+    "openhsa.workgroupid"; // (wi, dim) -> i32
+inline constexpr const char *WorkGroupSize =
+    "openhsa.workgroupsize"; // (wi, dim) -> i32
+inline constexpr const char *CurrentWorkGroupSize =
+    "openhsa.currentworkgroupsize";                         // (wi, dim) -> i32
+inline constexpr const char *GridSize = "openhsa.gridsize"; // (wi, dim) -> i32
+inline constexpr const char *GridGroups =
+    "openhsa.gridgroups";                                   // (wi, dim) -> i32
+inline constexpr const char *Dim = "openhsa.dim";           // (wi) -> i32
+inline constexpr const char *PacketId = "openhsa.packetid"; // (wi) -> i64
+inline constexpr const char *PacketCompletionSig =
+    "openhsa.packetcompletionsig";                                // (wi) -> i64
+inline constexpr const char *GroupBase = "openhsa.groupbase";     // (wi) -> ptr
+inline constexpr const char *PrivateBase = "openhsa.privatebase"; // (wi) -> ptr
+} // namespace query
+
+/// Lowers every kernel defined in Modules into M.
+llvm::Expected<LoweredProgram>
+lowerProgram(const std::vector<brig::BrigModule> &Modules, llvm::Module &M);
+
+} // namespace openhsa::finalizer
+
+#endif

@@ -1,0 +1,277 @@
+//===- tests/finalizer/FinalizerTest.cpp - The CPU finalizer, end to end --===//
+//
+// HSAIL text through the assembler, finalizer and JIT loader, run directly
+// (no runtime), results compared with host computations.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelRunner.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace openhsa::test;
+
+namespace {
+
+template <typename T> struct Args3 {
+  T *A;
+  T *B;
+  T *C;
+  uint32_t N;
+};
+
+const char *VectorAdd = R"(
+module &m:1:0:$full:$large:$default;
+kernel &vector_add(kernarg_u64 %a, kernarg_u64 %b, kernarg_u64 %c, kernarg_u32 %n)
+{
+	workitemabsid_u32	$s0, 0;
+	ld_kernarg_align(4)_width(all)_u32	$s1, [%n];
+	cmp_ge_b1_u32	$c0, $s0, $s1;
+	cbr_b1	$c0, @done;
+	cvt_u64_u32	$d0, $s0;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%a];
+	ld_kernarg_align(8)_width(all)_u64	$d2, [%b];
+	ld_kernarg_align(8)_width(all)_u64	$d3, [%c];
+	add_u64	$d1, $d1, $d0;
+	add_u64	$d2, $d2, $d0;
+	add_u64	$d3, $d3, $d0;
+	ld_global_f32	$s2, [$d1];
+	ld_global_f32	$s3, [$d2];
+	add_f32	$s2, $s2, $s3;
+	st_global_f32	$s2, [$d3];
+@done:
+	ret;
+};
+)";
+
+// PRM 4.21 (kernarg layout), 5.2 (add), 6.3 (ld/st), 11.1 (workitemabsid).
+TEST(FinalizerTest, VectorAddWithPartialLastGroup) {
+  auto P = finalizeText(VectorAdd);
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  const auto *K = P->kernel("&vector_add");
+  ASSERT_NE(K, nullptr);
+  EXPECT_EQ(K->KernargSegmentSize, 28u);
+  const uint32_t N = 1000;
+  std::vector<float> A(N), B(N), C(N + 8, -1.0f);
+  for (uint32_t I = 0; I < N; ++I) {
+    A[I] = float(I);
+    B[I] = 0.5f * float(I);
+  }
+  Args3<float> Args{A.data(), B.data(), C.data(), N};
+  Grid G;
+  G.Size[0] = 1003; // Three work-items beyond n: the kernel's guard skips them.
+  G.WorkGroup[0] = 64;
+  runKernel(*P, "&vector_add", G, &Args);
+  for (uint32_t I = 0; I < N; ++I)
+    ASSERT_EQ(C[I], A[I] + B[I]) << I;
+  EXPECT_EQ(C[N], -1.0f);
+}
+
+const char *IdsKernel = R"(
+module &m:1:0:$full:$large:$default;
+kernel &ids(kernarg_u64 %out)
+{
+	workitemflatabsid_u32	$s0;
+	workitemabsid_u32	$s1, 0;
+	workitemabsid_u32	$s2, 1;
+	workitemabsid_u32	$s3, 2;
+	currentworkgroupsize_u32	$s4, 0;
+	cvt_u64_u32	$d0, $s0;
+	shl_u64	$d0, $d0, 4;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%out];
+	add_u64	$d1, $d1, $d0;
+	st_global_u32	$s1, [$d1];
+	st_global_u32	$s2, [$d1+4];
+	st_global_u32	$s3, [$d1+8];
+	st_global_u32	$s4, [$d1+12];
+	ret;
+};
+)";
+
+// PRM 11.1: every work-item of a 3-D grid with partial groups runs once.
+TEST(FinalizerTest, ThreeDimensionalGridVisitsEveryWorkItemOnce) {
+  auto P = finalizeText(IdsKernel);
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  Grid G;
+  G.Dims = 3;
+  G.Size[0] = 10;
+  G.Size[1] = 7;
+  G.Size[2] = 3;
+  G.WorkGroup[0] = 4;
+  G.WorkGroup[1] = 3;
+  G.WorkGroup[2] = 2;
+  const size_t Items = 10 * 7 * 3;
+  std::vector<uint32_t> Out(Items * 4, 0xdeadbeef);
+  uint32_t *OutPtr = Out.data();
+  runKernel(*P, "&ids", G, &OutPtr);
+  for (uint32_t Z = 0; Z < 3; ++Z)
+    for (uint32_t Y = 0; Y < 7; ++Y)
+      for (uint32_t X = 0; X < 10; ++X) {
+        size_t Flat = X + 10 * (Y + 7 * Z);
+        EXPECT_EQ(Out[Flat * 4 + 0], X);
+        EXPECT_EQ(Out[Flat * 4 + 1], Y);
+        EXPECT_EQ(Out[Flat * 4 + 2], Z);
+        EXPECT_EQ(Out[Flat * 4 + 3], X >= 8 ? 2u : 4u); // Partial in x.
+      }
+}
+
+const char *ReverseInGroup = R"(
+module &m:1:0:$full:$large:$default;
+kernel &reverse(kernarg_u64 %data)
+{
+	group_u32 %tile[64];
+	workitemid_u32	$s0, 0;
+	workitemabsid_u32	$s1, 0;
+	ld_kernarg_align(8)_width(all)_u64	$d0, [%data];
+	cvt_u64_u32	$d1, $s1;
+	shl_u64	$d1, $d1, 2;
+	add_u64	$d0, $d0, $d1;
+	ld_global_u32	$s2, [$d0];
+	shl_u32	$s3, $s0, 2;
+	st_group_u32	$s2, [%tile][$s3];
+	barrier;
+	mov_b32	$s4, 63;
+	sub_u32	$s4, $s4, $s0;
+	shl_u32	$s4, $s4, 2;
+	ld_group_u32	$s5, [%tile][$s4];
+	st_global_u32	$s5, [$d0];
+	ret;
+};
+)";
+
+// PRM 9.1 (barrier), 4.5 (group segment): values cross a barrier through
+// group memory and registers survive it.
+TEST(FinalizerTest, BarrierReversesEachGroupThroughGroupMemory) {
+  auto P = finalizeText(ReverseInGroup);
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  EXPECT_EQ(P->kernel("&reverse")->GroupSegmentSize, 256u);
+  std::vector<uint32_t> Data(256);
+  for (uint32_t I = 0; I < 256; ++I)
+    Data[I] = I;
+  uint32_t *Ptr = Data.data();
+  Grid G;
+  G.Size[0] = 256;
+  G.WorkGroup[0] = 64;
+  runKernel(*P, "&reverse", G, &Ptr);
+  for (uint32_t I = 0; I < 256; ++I)
+    EXPECT_EQ(Data[I], (I / 64) * 64 + 63 - I % 64) << I;
+}
+
+const char *LoopSum = R"(
+module &m:1:0:$full:$large:$default;
+kernel &loop_sum(kernarg_u64 %out, kernarg_u32 %n)
+{
+	ld_kernarg_align(4)_width(all)_u32	$s0, [%n];
+	mov_b32	$s1, 0;
+	mov_b32	$s2, 0;
+@loop:
+	cmp_ge_b1_u32	$c0, $s2, $s0;
+	cbr_b1	$c0, @end;
+	add_u32	$s1, $s1, $s2;
+	add_u32	$s2, $s2, 1;
+	br	@loop;
+@end:
+	ld_kernarg_align(8)_width(all)_u64	$d0, [%out];
+	st_global_u32	$s1, [$d0];
+	ret;
+};
+)";
+
+// PRM 8.1 (br/cbr): a loop.
+TEST(FinalizerTest, LoopWithBranches) {
+  auto P = finalizeText(LoopSum);
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  struct {
+    uint32_t *Out;
+    uint32_t N;
+  } Args;
+  uint32_t Result = 0;
+  Args.Out = &Result;
+  Args.N = 100;
+  runKernel(*P, "&loop_sum", Grid{}, &Args);
+  EXPECT_EQ(Result, 4950u);
+}
+
+const char *IntegerEdges = R"(
+module &m:1:0:$full:$large:$default;
+kernel &edges(kernarg_u64 %out, kernarg_s32 %a, kernarg_s32 %b)
+{
+	ld_kernarg_align(8)_width(all)_u64	$d0, [%out];
+	ld_kernarg_align(4)_width(all)_s32	$s0, [%a];
+	ld_kernarg_align(4)_width(all)_s32	$s1, [%b];
+	div_s32	$s2, $s0, $s1;
+	st_global_s32	$s2, [$d0];
+	rem_s32	$s2, $s0, $s1;
+	st_global_s32	$s2, [$d0+4];
+	shr_s32	$s2, $s0, 33;
+	st_global_s32	$s2, [$d0+8];
+	mulhi_s32	$s2, $s0, $s1;
+	st_global_s32	$s2, [$d0+12];
+	cmp_lt_s32_s32	$s2, $s0, $s1;
+	st_global_s32	$s2, [$d0+16];
+	ret;
+};
+)";
+
+// PRM 5.2/5.8/5.18: division by zero and INT_MIN/-1 must not trap the
+// host; shift amounts use their low bits; integer compare results are all
+// ones.
+TEST(FinalizerTest, IntegerEdgeCasesDoNotTrap) {
+  auto P = finalizeText(IntegerEdges);
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  struct {
+    int32_t *Out;
+    int32_t A, B;
+  } Args;
+  int32_t Out[5];
+  Args.Out = Out;
+  Args.A = std::numeric_limits<int32_t>::min();
+  Args.B = -1;
+  runKernel(*P, "&edges", Grid{}, &Args);
+  EXPECT_EQ(Out[2], Args.A >> 1);
+  EXPECT_EQ(Out[3], int32_t((int64_t(Args.A) * -1) >> 32));
+  EXPECT_EQ(Out[4], -1);
+  Args.B = 0;
+  runKernel(*P, "&edges", Grid{}, &Args); // Must not raise SIGFPE.
+}
+
+// PRM 18 / finalizer errors: unsupported instructions fail with their name
+// and BRIG offset instead of producing wrong code.
+TEST(FinalizerTest, UnsupportedInstructionNamesItself) {
+  const char *Src = R"(
+module &m:1:0:$full:$large:$default;
+kernel &k(kernarg_u64 %out)
+{
+	ld_kernarg_align(8)_width(all)_u64	$d0, [%out];
+	atomicnoret_add_global_scar_system_u32	[$d0], 1;
+	ret;
+};
+)";
+  auto P = finalizeText(Src);
+  ASSERT_FALSE(bool(P));
+  std::string Message = llvm::toString(P.takeError());
+  EXPECT_NE(Message.find("atomicnoret"), std::string::npos) << Message;
+  EXPECT_NE(Message.find("hsa_code+0x"), std::string::npos) << Message;
+}
+
+// A code object survives serialization, and garbage is refused cleanly.
+TEST(FinalizerTest, CodeObjectRoundTripAndGarbage) {
+  auto P = finalizeText(VectorAdd);
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  std::vector<uint8_t> Bytes = P->Code.serialize();
+  auto Back = openhsa::finalizer::CodeObject::deserialize(Bytes);
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_EQ(Back->IsaName, P->Code.IsaName);
+  ASSERT_EQ(Back->Kernels.size(), 1u);
+  EXPECT_EQ(Back->Kernels[0].EntrySymbol, P->Code.Kernels[0].EntrySymbol);
+  EXPECT_EQ(Back->Object, P->Code.Object);
+  for (size_t Cut : {size_t(0), size_t(7), size_t(20), Bytes.size() - 1}) {
+    std::vector<uint8_t> Short(Bytes.begin(), Bytes.begin() + Cut);
+    auto Bad = openhsa::finalizer::CodeObject::deserialize(Short);
+    EXPECT_FALSE(bool(Bad));
+    llvm::consumeError(Bad.takeError());
+  }
+}
+
+} // namespace

@@ -1,0 +1,107 @@
+//===- tests/finalizer/KernelRunner.h - Run finalized kernels directly -*- C++
+//-*-===//
+//
+// Test harness below the C API: HSAIL text -> assembler -> finalizer ->
+// JIT loader, then every work-group of a grid run in order on this thread
+// with a dispatch context built here, as the CPU agent would build it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OPENHSA_TESTS_FINALIZER_KERNELRUNNER_H
+#define OPENHSA_TESTS_FINALIZER_KERNELRUNNER_H
+
+#include "brig/BrigModule.h"
+#include "brig/Validator.h"
+#include "brig/asm/Assembler.h"
+#include "finalizer/Finalizer.h"
+#include "finalizer/JitLoader.h"
+#include "hsa/hsa_ext_openhsa.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace openhsa::test {
+
+struct FinalizedProgram {
+  std::vector<uint8_t> Brig;
+  finalizer::CodeObject Code;
+  std::unique_ptr<finalizer::LoadedObject> Loaded;
+
+  const finalizer::KernelSymbol *kernel(const std::string &Name) const {
+    for (const auto &K : Code.Kernels)
+      if (K.Name == Name)
+        return &K;
+    return nullptr;
+  }
+};
+
+/// Assembles, validates, finalizes and loads Source; the error text on
+/// failure.
+inline llvm::Expected<FinalizedProgram>
+finalizeText(const std::string &Source) {
+  FinalizedProgram P;
+  auto Brig = brig::assembler::assembleHsail(Source);
+  if (!Brig)
+    return Brig.takeError();
+  P.Brig = std::move(*Brig);
+  auto M = brig::loadValidatedModule(P.Brig, "test.brig");
+  if (!M)
+    return M.takeError();
+  finalizer::FinalizeRequest R;
+  R.Modules.push_back(std::move(*M));
+  auto CO = finalizer::finalize(R);
+  if (!CO)
+    return CO.takeError();
+  P.Code = std::move(*CO);
+  auto L = finalizer::LoadedObject::load(P.Code, {});
+  if (!L)
+    return L.takeError();
+  P.Loaded = std::move(*L);
+  return std::move(P);
+}
+
+struct Grid {
+  uint32_t Size[3] = {1, 1, 1};
+  uint32_t WorkGroup[3] = {1, 1, 1};
+  uint32_t Dims = 1;
+  uint32_t DynamicGroupBytes = 0;
+};
+
+/// Runs every work-group of G, in order, on this thread.
+inline void runKernel(const FinalizedProgram &P, const std::string &Name,
+                      const Grid &G, const void *Kernarg) {
+  const finalizer::KernelSymbol *K = P.kernel(Name);
+  ASSERT_NE(K, nullptr) << "no kernel " << Name;
+  auto Entry = P.Loaded->address(K->EntrySymbol);
+  ASSERT_TRUE(bool(Entry)) << llvm::toString(Entry.takeError());
+  auto Fn = reinterpret_cast<hsa_ext_openhsa_workgroup_fn_t>(*Entry);
+
+  hsa_kernel_dispatch_packet_t Packet{};
+  hsa_ext_openhsa_dispatch_context_t C{};
+  C.packet = &Packet;
+  C.dimensions = G.Dims;
+  uint64_t WgItems = 1;
+  for (unsigned D = 0; D < 3; ++D) {
+    C.grid_size[D] = G.Size[D];
+    C.workgroup_size[D] = G.WorkGroup[D];
+    C.grid_groups[D] = (G.Size[D] + G.WorkGroup[D] - 1) / G.WorkGroup[D];
+    WgItems *= G.WorkGroup[D];
+  }
+  C.group_segment_size = K->GroupSegmentSize + G.DynamicGroupBytes;
+  C.private_segment_size = K->PrivateSegmentSize;
+  std::vector<uint8_t> Group(C.group_segment_size + 64);
+  std::vector<uint8_t> Private(size_t(C.private_segment_size) * WgItems + 64);
+  C.group_base = Group.data();
+  C.private_base = Private.data();
+  for (uint32_t Z = 0; Z < C.grid_groups[2]; ++Z)
+    for (uint32_t Y = 0; Y < C.grid_groups[1]; ++Y)
+      for (uint32_t X = 0; X < C.grid_groups[0]; ++X)
+        Fn(Kernarg, &C, X, Y, Z);
+}
+
+} // namespace openhsa::test
+
+#endif
