@@ -366,13 +366,18 @@ private:
     if (K != BRIG_KIND_DIRECTIVE_KERNEL)
       printArgs(After, D.outArgCount, D.nextModuleEntry);
     printArgs(D.firstInArg, D.inArgCount, D.nextModuleEntry);
-    if (Def && K != BRIG_KIND_DIRECTIVE_SIGNATURE && D.firstCodeBlockEntry) {
+    // Code blocks never nest; a malformed module that nests them gets its
+    // inner executables printed without a body (this bounds the recursion).
+    if (Def && K != BRIG_KIND_DIRECTIVE_SIGNATURE && D.firstCodeBlockEntry &&
+        !InBody) {
+      InBody = true;
       ++Indent;
       OS << "\n{\n";
       for (EntryRef<> E : M.codeRange(D.firstCodeBlockEntry, D.nextModuleEntry))
         printCodeFmt(E.Offset);
       OS << '}';
       --Indent;
+      InBody = false;
     }
     OS << ';';
   }
@@ -1012,6 +1017,7 @@ private:
   unsigned Depth = 0;
   uint64_t Budget;
   bool InVariableInit = false;
+  bool InBody = false;
 };
 
 } // namespace
