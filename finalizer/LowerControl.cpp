@@ -1,0 +1,57 @@
+//===- finalizer/LowerControl.cpp - Branches and barriers
+//-------------------===//
+#include "finalizer/KernelLowering.h"
+
+namespace openhsa::finalizer::detail {
+
+std::optional<llvm::Error>
+KernelLowering::tryControl(EntryRef<BrigInstBase> I) {
+  switch (I->opcode) {
+  case BRIG_OPCODE_BR:
+  case BRIG_OPCODE_CBR:
+  case BRIG_OPCODE_RET:
+    return lowerBranch(I);
+  case BRIG_OPCODE_WAVEBARRIER:
+    return llvm::Error::success(); // Wavefronts of one work-item.
+  case BRIG_OPCODE_BARRIER: {
+    // End this region; the next starts after the barrier (see run()).
+    auto *Resume = llvm::BasicBlock::Create(Ctx, "barrier");
+    Resumes.push_back(Resume);
+    Builder.CreateRet(Builder.getInt32(Resumes.size()));
+    startBlock(Resume);
+    return llvm::Error::success();
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
+llvm::Error KernelLowering::lowerBranch(EntryRef<BrigInstBase> I) {
+  switch (I->opcode) {
+  case BRIG_OPCODE_RET:
+    emitReturn();
+    return llvm::Error::success();
+  case BRIG_OPCODE_BR: {
+    auto T = labelTarget(I, 0);
+    if (!T)
+      return T.takeError();
+    Builder.CreateBr(*T);
+    return llvm::Error::success();
+  }
+  case BRIG_OPCODE_CBR: {
+    auto C = read(I, 0, BRIG_TYPE_B1);
+    if (!C)
+      return C.takeError();
+    auto T = labelTarget(I, 1);
+    if (!T)
+      return T.takeError();
+    auto *Fall = llvm::BasicBlock::Create(Ctx, "fall");
+    Builder.CreateCondBr(*C, *T, Fall);
+    startBlock(Fall);
+    return llvm::Error::success();
+  }
+  }
+  return failInst(I, "not supported by this finalizer yet");
+}
+
+} // namespace openhsa::finalizer::detail
