@@ -6,7 +6,7 @@
 # comparison); neither oracle is a build dependency of the library.
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config llvm-19-dev libtbb-dev libtbbbind-2-5
-          libhwloc-dev libgtest-dev libbenchmark-dev hsail-tools
+          libhwloc-dev libgtest-dev libbenchmark-dev libzstd-dev zlib1g-dev hsail-tools
           libhsa-runtime-dev)
 missing=()
 for p in "${packages[@]}"; do
