@@ -207,9 +207,11 @@ hsa_status_t CpuAgent::getInfo(hsa_agent_info_t Attribute, void *Value) const {
     *static_cast<hsa_isa_t *>(Value) = I.handle();
     break;
   case HSA_AGENT_INFO_EXTENSIONS:
-    // No extension is supported by this agent yet (the finalizer and
-    // images extensions arrive with their issues).
+    // Only the openhsa extension (native kernels, agent dispatch handlers)
+    // so far; the finalizer and images extensions arrive with their issues.
     std::memset(Value, 0, 128);
+    static_cast<uint8_t *>(Value)[HSA_EXTENSION_OPENHSA / 8] |=
+        uint8_t(1u << (HSA_EXTENSION_OPENHSA % 8));
     break;
   case HSA_AGENT_INFO_VERSION_MAJOR:
     *static_cast<uint16_t *>(Value) = 1;

@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/api/ApiCommon.h"
 
+#include <algorithm>
+
 using namespace openhsa;
 
 namespace {
@@ -38,8 +40,9 @@ hsa_queue_create(hsa_agent_t agent, uint32_t size, hsa_queue_type32_t type,
   OPENHSA_REQUIRE(A, HSA_STATUS_ERROR_INVALID_AGENT);
   OPENHSA_REQUIRE(queue && isPowerOfTwo(size) && knownQueueType(type),
                   HSA_STATUS_ERROR_INVALID_ARGUMENT);
-  OPENHSA_REQUIRE(size >= A->queueMinSize() && size <= A->queueMaxSize(),
-                  HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  OPENHSA_REQUIRE(size <= A->queueMaxSize(), HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  // The queue holds the larger of size and HSA_AGENT_INFO_QUEUE_MIN_SIZE.
+  size = std::max(size, A->queueMinSize());
   OPENHSA_REQUIRE(type == HSA_QUEUE_TYPE_MULTI || type == HSA_QUEUE_TYPE_SINGLE,
                   HSA_STATUS_ERROR_INVALID_QUEUE_CREATION);
   QueueRequest Request{

@@ -92,7 +92,7 @@ hsa_status_t hsa_signal_create(hsa_signal_value_t initial_value,
 
 hsa_status_t hsa_signal_destroy(hsa_signal_t signal) {
   OPENHSA_REQUIRE_RUNTIME(R);
-  OPENHSA_REQUIRE(signal.handle, HSA_STATUS_ERROR_INVALID_SIGNAL);
+  OPENHSA_REQUIRE(signal.handle, HSA_STATUS_ERROR_INVALID_ARGUMENT);
   OPENHSA_REQUIRE(R->destroySignal(signal), HSA_STATUS_ERROR_INVALID_SIGNAL);
   return HSA_STATUS_SUCCESS;
 }

@@ -18,6 +18,7 @@ hsa_status_t hsa_shut_down() { return Runtime::release(); }
 
 hsa_status_t hsa_status_string(hsa_status_t status,
                                const char **status_string) {
+  OPENHSA_REQUIRE_RUNTIME(R);
   OPENHSA_REQUIRE(status_string, HSA_STATUS_ERROR_INVALID_ARGUMENT);
   const char *S = nullptr;
   switch (static_cast<int>(status)) {

@@ -170,9 +170,9 @@ hsa_status_t Isa::getInfo(hsa_isa_info_t Attribute, uint32_t Index,
 
 hsa_status_t Cache::getInfo(hsa_cache_info_t Attribute, void *Value) const {
   switch (Attribute) {
-  // The cache name is NUL-terminated and its length counts the NUL.
+  // The cache name is NUL-terminated; its length does not count the NUL.
   case HSA_CACHE_INFO_NAME_LENGTH:
-    *static_cast<uint32_t *>(Value) = uint32_t(Name.size() + 1);
+    *static_cast<uint32_t *>(Value) = uint32_t(Name.size());
     break;
   case HSA_CACHE_INFO_NAME:
     std::memcpy(Value, Name.c_str(), Name.size() + 1);
