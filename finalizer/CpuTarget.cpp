@@ -52,7 +52,12 @@ llvm::Value *contextField(llvm::IRBuilder<> &B, llvm::Value *Wi, size_t Offset,
   llvm::Value *P = B.CreateConstGEP1_64(B.getInt8Ty(), Context, Offset);
   if (Index)
     P = B.CreateGEP(B.getInt32Ty(), P, Index);
-  return B.CreateLoad(Ty, P);
+  // The context does not change during a dispatch: telling LLVM lets it
+  // hoist these loads out of the work-item loops (and vectorize them).
+  llvm::LoadInst *L = B.CreateLoad(Ty, P);
+  L->setMetadata(llvm::LLVMContext::MD_invariant_load,
+                 llvm::MDNode::get(B.getContext(), {}));
+  return L;
 }
 
 /// A dimension argument clamped to 0..2 (HSAIL requires an immediate in

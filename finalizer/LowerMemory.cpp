@@ -61,7 +61,12 @@ llvm::Error KernelLowering::lowerMemory(EntryRef<BrigInstBase> I) {
   const unsigned Bytes = typeBytes(T);
   if (I->opcode == BRIG_OPCODE_LD) {
     if (Regs.empty()) {
-      Value *V = Builder.CreateAlignedLoad(Ty, *A, Align);
+      llvm::LoadInst *V = Builder.CreateAlignedLoad(Ty, *A, Align);
+      // Kernarg and readonly memory do not change while a kernel runs.
+      if (Mem->segment == BRIG_SEGMENT_KERNARG ||
+          Mem->segment == BRIG_SEGMENT_READONLY)
+        V->setMetadata(llvm::LLVMContext::MD_invariant_load,
+                       llvm::MDNode::get(Ctx, {}));
       return write(I, 0, V, T);
     }
     for (unsigned J = 0; J < Regs.size(); ++J) {
