@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
 
+#include <sys/resource.h>
+
 #include <string>
 
 namespace openhsa::test {
@@ -436,6 +438,70 @@ TEST_F(DispatchSegments, CompletionSignalIsDecremented) {
               HSA_PACKET_TYPE_INVALID);
 }
 
+// HSA Runtime 2.8.3: packets run whatever their fence scopes, NONE
+// included (the completion signal is still decremented).
+TEST_F(DispatchSegments, FenceScopes) {
+  const uint64_t K = makeKernel(emptyKernel);
+  const hsa_fence_scope_t Scopes[] = {
+      HSA_FENCE_SCOPE_NONE, HSA_FENCE_SCOPE_AGENT, HSA_FENCE_SCOPE_SYSTEM};
+  hsa_signal_t Done = makeSignal(9 * 2);
+  for (hsa_fence_scope_t Acquire : Scopes)
+    for (hsa_fence_scope_t Release : Scopes) {
+      auto P = singleItemPacket(K, nullptr, Done);
+      submitPacket(Queue, &P,
+                   packetHeader(HSA_PACKET_TYPE_KERNEL_DISPATCH, false, Acquire,
+                                Release));
+      auto B = barrierPacket({}, Done);
+      submitPacket(
+          Queue, &B,
+          packetHeader(HSA_PACKET_TYPE_BARRIER_AND, false, Acquire, Release));
+    }
+  EXPECT_EQ(waitUntil(Done, HSA_SIGNAL_CONDITION_EQ, 0), 0);
+}
+
+//===-- Doorbell and publication order ------------------------------------===//
+
+// HSA Runtime 2.8.1 (doorbell_signal): one doorbell store may announce
+// several packets; the processor handles every packet up to the index
+// written.
+TEST_F(DispatchOrdering, OneDoorbellForManyPackets) {
+  const uint64_t K = makeKernel(emptyKernel);
+  hsa_signal_t Done = makeSignal(20);
+  uint64_t Last = 0;
+  for (int I = 0; I < 20; ++I) {
+    auto P = I % 3
+                 ? singleItemPacket(K, nullptr, Done)
+                 : dispatchPacket(K, nullptr, 1, {100, 1, 1}, {10, 1, 1}, Done);
+    Last =
+        submitPacket(Queue, &P, packetHeader(HSA_PACKET_TYPE_KERNEL_DISPATCH),
+                     /*Ring=*/false);
+  }
+  hsa_signal_store_screlease(Queue->doorbell_signal, hsa_signal_value_t(Last));
+  EXPECT_EQ(waitUntil(Done, HSA_SIGNAL_CONDITION_EQ, 0), 0);
+  EXPECT_EQ(hsa_queue_load_read_index_scacquire(Queue), 20u);
+}
+
+// HSA Runtime 2.8.3 (packet processing is in order): a packet published
+// before the one in the slot ahead of it waits for that one; the processor
+// never skips a slot whose header is still INVALID.
+TEST_F(DispatchOrdering, PublicationOutOfOrder) {
+  hsa_signal_t First = makeSignal(1), Second = makeSignal(1);
+  const uint64_t Index = hsa_queue_add_write_index_scacq_screl(Queue, 2);
+  auto P2 = barrierPacket({}, Second);
+  writePacket(Queue, Index + 1, &P2, packetHeader(HSA_PACKET_TYPE_BARRIER_AND));
+  hsa_signal_store_screlease(Queue->doorbell_signal,
+                             hsa_signal_value_t(Index + 1));
+  EXPECT_TRUE(staysAt(Second, 1)) << "a packet ran before an earlier slot";
+  EXPECT_EQ(hsa_queue_load_read_index_scacquire(Queue), Index);
+  auto P1 = barrierPacket({}, First);
+  writePacket(Queue, Index, &P1, packetHeader(HSA_PACKET_TYPE_BARRIER_AND));
+  hsa_signal_store_screlease(Queue->doorbell_signal,
+                             hsa_signal_value_t(Index + 1));
+  EXPECT_EQ(waitUntil(Second, HSA_SIGNAL_CONDITION_EQ, 0), 0);
+  EXPECT_EQ(hsa_signal_load_scacquire(First), 0);
+  EXPECT_EQ(hsa_queue_load_read_index_scacquire(Queue), Index + 2);
+}
+
 //===-- Ordering: barrier bit and barrier packets
 //--------------------------===//
 
@@ -550,6 +616,39 @@ TEST_F(DispatchOrdering, BlockedQueueDoesNotStopOthers) {
   hsa_signal_store_screlease(Dep, 0);
   EXPECT_EQ(waitUntil(Blocked, HSA_SIGNAL_CONDITION_EQ, 0), 0);
   EXPECT_EQ(hsa_queue_destroy(Other), HSA_STATUS_SUCCESS);
+}
+
+double processCpuSeconds() {
+  rusage U;
+  getrusage(RUSAGE_SELF, &U);
+  return double(U.ru_utime.tv_sec + U.ru_stime.tv_sec) +
+         double(U.ru_utime.tv_usec + U.ru_stime.tv_usec) * 1e-6;
+}
+
+// HSA Runtime 2.8.2 (barrier-AND), 2.6.1 (HSA_WAIT_STATE_BLOCKED): a barrier
+// packet blocked on a dependency costs no CPU - the packet processor sleeps
+// until the dependency changes - and neither does the host thread waiting
+// for it. A resource check: the process must use well under the 300 ms of
+// wall time.
+TEST_F(DispatchOrdering, BlockedBarrierUsesNoCpu) {
+  hsa_signal_t Dep = makeSignal(1), Barrier = makeSignal(1);
+  auto B = barrierPacket({Dep}, Barrier);
+  submitPacket(Queue, &B, packetHeader(HSA_PACKET_TYPE_BARRIER_AND));
+  std::thread Waiter([&] { waitUntil(Barrier, HSA_SIGNAL_CONDITION_EQ, 0); });
+  std::this_thread::sleep_for(20ms); // Let both settle into their sleep.
+  const double Cpu0 = processCpuSeconds();
+  const auto Wall0 = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(300ms);
+  const double Cpu = processCpuSeconds() - Cpu0;
+  const double Wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Wall0)
+          .count();
+  hsa_signal_store_screlease(Dep, 0);
+  Waiter.join();
+  EXPECT_EQ(hsa_signal_load_scacquire(Barrier), 0);
+  RecordProperty("process_cpu_ms", std::to_string(Cpu * 1e3));
+  EXPECT_LT(Cpu, 0.3 * Wall) << "the process used " << Cpu * 1e3
+                             << " ms of CPU in " << Wall * 1e3 << " ms";
 }
 
 // HSA Runtime 2.8.1 (hsa_queue_inactivate): an inactivated queue abandons a
@@ -855,6 +954,34 @@ TEST_F(DispatchErrors, CallbackMayDestroyItsQueue) {
   auto Good = singleItemPacket(K, nullptr, Done);
   submitPacket(Queue, &Good, packetHeader(HSA_PACKET_TYPE_KERNEL_DISPATCH));
   EXPECT_EQ(waitUntil(Done, HSA_SIGNAL_CONDITION_EQ, 0), 0);
+}
+
+// HSA Runtime 2.8.1: a queue created without a callback still stops at an
+// invalid packet (nobody is told), and the process carries on.
+TEST_F(DispatchErrors, ErrorWithoutCallback) {
+  hsa_queue_t *Q = makeQueue(16);
+  ASSERT_NE(Q, nullptr);
+  auto Bad = singleItemPacket(0x1234, nullptr, hsa_signal_t{0});
+  submitPacket(Q, &Bad, packetHeader(HSA_PACKET_TYPE_KERNEL_DISPATCH));
+  hsa_signal_t After = makeSignal(1);
+  auto B = barrierPacket({}, After);
+  submitPacket(Q, &B, packetHeader(HSA_PACKET_TYPE_BARRIER_AND));
+  EXPECT_TRUE(staysAt(After, 1)) << "packets after the invalid one ran";
+  EXPECT_EQ(hsa_queue_load_read_index_scacquire(Q), 0u);
+  hsa_signal_t Good = makeSignal(1);
+  auto G = barrierPacket({}, Good);
+  submitPacket(Queue, &G, packetHeader(HSA_PACKET_TYPE_BARRIER_AND));
+  EXPECT_EQ(waitUntil(Good, HSA_SIGNAL_CONDITION_EQ, 0), 0);
+  EXPECT_EQ(hsa_queue_destroy(Q), HSA_STATUS_SUCCESS);
+}
+
+// HSA Runtime 2.8.2 (kernarg_address): a kernel that takes arguments
+// cannot run without a kernarg block.
+TEST_F(DispatchErrors, MissingKernarg) {
+  const uint64_t K = makeKernel(emptyKernel, 16);
+  auto P = singleItemPacket(K, nullptr, hsa_signal_t{0});
+  expectQueueError(&P, packetHeader(HSA_PACKET_TYPE_KERNEL_DISPATCH),
+                   HSA_STATUS_ERROR_INVALID_ARGUMENT);
 }
 
 // An error on one queue leaves work already running elsewhere and later

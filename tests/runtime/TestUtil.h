@@ -105,15 +105,11 @@ packetHeader(hsa_packet_type_t Type, bool Barrier = false,
                   (Release << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE));
 }
 
-/// Writes one 64-byte packet into Queue following the AQL protocol and rings
-/// the doorbell. Packet's first 16 bits (its header) are replaced by Header,
-/// published last with a release store together with the next 16 bits.
-/// Returns the packet's index.
-inline uint64_t submitPacket(hsa_queue_t *Queue, const void *Packet,
-                             uint16_t Header, bool Ring = true) {
-  const uint64_t Index = hsa_queue_add_write_index_scacq_screl(Queue, 1);
-  while (Index - hsa_queue_load_read_index_scacquire(Queue) >= Queue->size)
-    std::this_thread::yield();
+/// Writes a 64-byte packet into the (reserved, free) slot Index of Queue:
+/// the body first, then the header - Packet's first 16 bits replaced by
+/// Header - together with the next 16 bits in one release store.
+inline void writePacket(hsa_queue_t *Queue, uint64_t Index, const void *Packet,
+                        uint16_t Header) {
   char *Slot = static_cast<char *>(Queue->base_address) +
                (Index & (Queue->size - 1)) * 64;
   std::memcpy(Slot + 4, static_cast<const char *>(Packet) + 4, 60);
@@ -122,6 +118,18 @@ inline uint64_t submitPacket(hsa_queue_t *Queue, const void *Packet,
   Word = (Word & 0xffff0000u) | Header;
   std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t *>(Slot))
       .store(Word, std::memory_order_release);
+}
+
+/// Submits one packet following the AQL protocol: reserves a slot with
+/// add_write_index, waits while it is still in use (write - read >= size),
+/// writes the packet (writePacket) and rings the doorbell. Returns the
+/// packet's index.
+inline uint64_t submitPacket(hsa_queue_t *Queue, const void *Packet,
+                             uint16_t Header, bool Ring = true) {
+  const uint64_t Index = hsa_queue_add_write_index_scacq_screl(Queue, 1);
+  while (Index - hsa_queue_load_read_index_scacquire(Queue) >= Queue->size)
+    std::this_thread::yield();
+  writePacket(Queue, Index, Packet, Header);
   if (Ring)
     hsa_signal_store_screlease(Queue->doorbell_signal,
                                hsa_signal_value_t(Index));
