@@ -207,9 +207,11 @@ hsa_status_t CpuAgent::getInfo(hsa_agent_info_t Attribute, void *Value) const {
     *static_cast<hsa_isa_t *>(Value) = I.handle();
     break;
   case HSA_AGENT_INFO_EXTENSIONS:
-    // Only the openhsa extension (native kernels, agent dispatch handlers)
-    // so far; the finalizer and images extensions arrive with their issues.
+    // The finalizer and openhsa (native kernels, agent dispatch handlers)
+    // extensions; the images extension arrives with its issue.
     std::memset(Value, 0, 128);
+    static_cast<uint8_t *>(Value)[HSA_EXTENSION_FINALIZER / 8] |=
+        uint8_t(1u << (HSA_EXTENSION_FINALIZER % 8));
     static_cast<uint8_t *>(Value)[HSA_EXTENSION_OPENHSA / 8] |=
         uint8_t(1u << (HSA_EXTENSION_OPENHSA % 8));
     break;

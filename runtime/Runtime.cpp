@@ -3,6 +3,7 @@
 
 #include "cpu_agent/CpuAgent.h"
 #include "cpu_agent/KernelDescriptor.h"
+#include "runtime/CodeObjectStore.h"
 
 #include <cstdio>
 #include <cstring>
@@ -68,6 +69,7 @@ hsa_status_t Runtime::initialize() {
   unsigned Ordinal = 0;
   for (const CpuNodeInfo &Node : Topo->nodes())
     Agents.push_back(std::make_unique<cpu::CpuAgent>(*Topo, Node, Ordinal++));
+  CodeObjects = std::make_unique<CodeObjectStore>();
   return HSA_STATUS_SUCCESS;
 }
 
@@ -77,6 +79,9 @@ Runtime::~Runtime() {
     Owner->destroyQueue(Queue::fromHsa(Hsa));
   KernelQueues.clear();
   SoftQueues.clear();
+  // Executables next (no dispatch can be in flight now): their kernels
+  // leave cpu::liveKernels() and their code is unmapped.
+  CodeObjects.reset();
   Agents.clear();
   for (auto &[Ptr, S] : Signals)
     liveSignals().remove(Ptr);

@@ -28,6 +28,8 @@
 
 namespace openhsa {
 
+class CodeObjectStore;
+
 /// A set of signals waited on together (hsa_signal_group_t).
 struct SignalGroup {
   std::vector<const Signal *> Signals;
@@ -88,6 +90,9 @@ public:
   bool ownedBuffer(const void *Ptr, const Agent **Owner) const;
   hsa_status_t assignAgent(void *Ptr, Agent &A);
 
+  /// Programs, code objects, readers and executables (CodeObjectStore.h).
+  CodeObjectStore &codeObjects() const { return *CodeObjects; }
+
   ~Runtime();
 
 private:
@@ -104,6 +109,7 @@ private:
   /// enqueued by packet processors and run by workers alone.
   std::unique_ptr<tbb::global_control> WorkerLimit;
   std::vector<std::unique_ptr<Agent>> Agents;
+  std::unique_ptr<CodeObjectStore> CodeObjects;
 
   mutable std::mutex QueuesMutex;
   std::map<const hsa_queue_t *, std::unique_ptr<Queue>> SoftQueues;

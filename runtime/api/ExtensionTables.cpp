@@ -1,15 +1,16 @@
 //===- runtime/api/ExtensionTables.cpp - Which extensions, their tables ---===//
 //
-// The finalizer and images extensions are not implemented yet (they come
-// with their own issues), so they are reported unsupported and their tables
-// are refused; their entry points exist and return errors
-// (NotAvailableApi.cpp). The openhsa vendor extension is implemented.
+// The finalizer extension (version 1.00, FinalizerApi.cpp) and the openhsa
+// vendor extension are implemented. The images extension is not yet (it
+// comes with its own issue), so it is reported unsupported and its table is
+// refused; its entry points exist and return errors (NotAvailableApi.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/api/ExtensionTables.h"
 
 #include "cpu_agent/CpuAgent.h"
 #include "cpu_agent/KernelDescriptor.h"
+#include "hsa/hsa_ext_finalize.h"
 #include "hsa/hsa_ext_openhsa.h"
 #include "runtime/api/ApiCommon.h"
 
@@ -71,6 +72,11 @@ agentDispatchHandlerSet(hsa_agent_t agent, uint16_t type,
 const hsa_ext_openhsa_1_pfn_t OpenhsaTable = {
     nativeKernelCreate, nativeKernelDestroy, agentDispatchHandlerSet};
 
+const hsa_ext_finalizer_1_00_pfn_t FinalizerTable = {
+    hsa_ext_program_create,          hsa_ext_program_destroy,
+    hsa_ext_program_add_module,      hsa_ext_program_iterate_modules,
+    hsa_ext_program_get_info,        hsa_ext_program_finalize};
+
 } // namespace
 
 namespace openhsa {
@@ -93,12 +99,15 @@ const char *extensionName(uint16_t Extension) {
 }
 
 const std::vector<uint16_t> &supportedExtensions() {
-  static const std::vector<uint16_t> Supported = {HSA_EXTENSION_OPENHSA};
+  static const std::vector<uint16_t> Supported = {HSA_EXTENSION_FINALIZER,
+                                                  HSA_EXTENSION_OPENHSA};
   return Supported;
 }
 
 bool extensionSupported(uint16_t Extension, uint16_t Major, uint16_t *Minor) {
-  if (Extension == HSA_EXTENSION_OPENHSA && Major == 1) {
+  if ((Extension == HSA_EXTENSION_FINALIZER ||
+       Extension == HSA_EXTENSION_OPENHSA) &&
+      Major == 1) {
     *Minor = 0;
     return true;
   }
@@ -109,6 +118,11 @@ hsa_status_t copyExtensionTable(uint16_t Extension, uint16_t Major,
                                 size_t Length, void *Table) {
   if (Extension == HSA_EXTENSION_OPENHSA && Major == 1) {
     std::memcpy(Table, &OpenhsaTable, std::min(Length, sizeof(OpenhsaTable)));
+    return HSA_STATUS_SUCCESS;
+  }
+  if (Extension == HSA_EXTENSION_FINALIZER && Major == 1) {
+    std::memcpy(Table, &FinalizerTable,
+                std::min(Length, sizeof(FinalizerTable)));
     return HSA_STATUS_SUCCESS;
   }
   return HSA_STATUS_ERROR_INVALID_ARGUMENT;

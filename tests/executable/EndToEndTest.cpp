@@ -1,0 +1,308 @@
+//===- tests/executable/EndToEndTest.cpp - HSAIL to results on the CPU ----===//
+//
+// HSAIL text -> BRIG -> program -> finalize -> code object -> executable
+// -> kernel dispatch on the CPU agent -> results, through the public API,
+// including a code object written by one process and run by another.
+//
+//===----------------------------------------------------------------------===//
+#include "tests/executable/ExecTestSupport.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <fcntl.h>
+#include <fstream>
+#include <iterator>
+#include <unistd.h>
+
+using namespace openhsa::test;
+
+namespace {
+
+/// Set in a child process: the file holding the code object to run.
+constexpr const char *ChildEnv = "OPENHSA_EXEC_TEST_CODE_OBJECT";
+
+class EndToEnd : public ExecTest {
+protected:
+  /// A frozen executable with CO loaded (the 1.0 way) for the CPU agent.
+  hsa_executable_t loadFrozen(hsa_code_object_t CO) {
+    hsa_executable_t E = makeExecutable();
+    EXPECT_EQ(hsa_executable_load_code_object(E, Cpu, CO, nullptr),
+              HSA_STATUS_SUCCESS);
+    EXPECT_EQ(hsa_executable_freeze(E, nullptr), HSA_STATUS_SUCCESS);
+    return E;
+  }
+  hsa_executable_symbol_t kernel(hsa_executable_t E, const char *Name) {
+    hsa_executable_symbol_t S{0};
+    EXPECT_EQ(hsa_executable_get_symbol_by_name(E, Name, &Cpu, &S),
+              HSA_STATUS_SUCCESS)
+        << Name;
+    return S;
+  }
+
+  /// Runs &vector_add on N elements in work-groups of Wg (the last one
+  /// partial) and checks the sums and that nothing past N was written.
+  void runVectorAdd(hsa_executable_t E, uint32_t N, uint16_t Wg) {
+    std::vector<uint32_t> A(N), B(N), C(N + 64, 0xdeadbeef);
+    for (uint32_t I = 0; I < N; ++I) {
+      A[I] = I * 3 + 1;
+      B[I] = 1000000 - I;
+    }
+    struct {
+      uint32_t *A, *B, *C;
+    } Args{A.data(), B.data(), C.data()};
+    ASSERT_TRUE(dispatch(kernel(E, "&vector_add"), &Args, sizeof(Args), N, Wg));
+    for (uint32_t I = 0; I < N; ++I)
+      ASSERT_EQ(C[I], A[I] + B[I]) << "element " << I;
+    for (uint32_t I = N; I < N + 64; ++I)
+      ASSERT_EQ(C[I], 0xdeadbeefu) << "element " << I << " past the grid";
+  }
+};
+
+TEST_F(EndToEnd, VectorAddThroughSerializedCodeObject) {
+  hsa_code_object_t CO = finalizeText(VectorAddHsail);
+  ASSERT_NE(CO.handle, 0u);
+  // Serialize, drop the original, deserialize: the copy runs.
+  std::vector<uint8_t> Bytes = serialize(CO);
+  ASSERT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
+  hsa_code_object_t Copy{0};
+  ASSERT_EQ(
+      hsa_code_object_deserialize(Bytes.data(), Bytes.size(), nullptr, &Copy),
+      HSA_STATUS_SUCCESS);
+  hsa_executable_t E = loadFrozen(Copy);
+  runVectorAdd(E, 1000, 64); // 15 full work-groups and one of 40.
+  runVectorAdd(E, 1, 256);
+  runVectorAdd(E, 4096, 256);
+  EXPECT_EQ(hsa_executable_destroy(E), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_code_object_destroy(Copy), HSA_STATUS_SUCCESS);
+}
+
+TEST_F(EndToEnd, VectorAddThroughReader) {
+  hsa_code_object_t CO = finalizeText(VectorAddHsail);
+  ASSERT_NE(CO.handle, 0u);
+  std::vector<uint8_t> Bytes = serialize(CO);
+  ASSERT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
+  hsa_code_object_reader_t Reader{0};
+  ASSERT_EQ(hsa_code_object_reader_create_from_memory(Bytes.data(),
+                                                      Bytes.size(), &Reader),
+            HSA_STATUS_SUCCESS);
+  hsa_executable_t E = makeExecutable();
+  ASSERT_EQ(
+      hsa_executable_load_program_code_object(E, Reader, nullptr, nullptr),
+      HSA_STATUS_SUCCESS);
+  hsa_loaded_code_object_t Loaded{0};
+  ASSERT_EQ(
+      hsa_executable_load_agent_code_object(E, Cpu, Reader, nullptr, &Loaded),
+      HSA_STATUS_SUCCESS);
+  ASSERT_EQ(hsa_executable_freeze(E, nullptr), HSA_STATUS_SUCCESS);
+  // The reader may go once loaded.
+  ASSERT_EQ(hsa_code_object_reader_destroy(Reader), HSA_STATUS_SUCCESS);
+  runVectorAdd(E, 777, 100);
+  EXPECT_EQ(hsa_executable_destroy(E), HSA_STATUS_SUCCESS);
+}
+
+TEST_F(EndToEnd, WorkItemQueriesAndBranches) {
+  hsa_code_object_t CO = finalizeText(VectorAddHsail);
+  ASSERT_NE(CO.handle, 0u);
+  hsa_executable_t E = loadFrozen(CO);
+  const uint32_t Grid = 300, Limit = 250;
+  const uint16_t Wg = 64;
+  std::vector<uint32_t> Out(2 * Grid, 0xffffffff);
+  struct {
+    uint32_t *Out;
+    uint32_t Limit;
+  } Args{Out.data(), Limit};
+  ASSERT_TRUE(dispatch(kernel(E, "&ids"), &Args, sizeof(Args), Grid, Wg));
+  for (uint32_t I = 0; I < Grid; ++I) {
+    if (I >= Limit) {
+      EXPECT_EQ(Out[2 * I], 0xffffffffu) << I;
+      continue;
+    }
+    EXPECT_EQ(Out[2 * I], (I / Wg) * 1000 + I % Wg) << I;
+    EXPECT_EQ(Out[2 * I + 1], Grid * 1000 + Wg) << I;
+  }
+  EXPECT_EQ(hsa_executable_destroy(E), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
+}
+
+TEST_F(EndToEnd, ArithmeticAndSegments) {
+  hsa_code_object_t CO = finalizeText(VectorAddHsail);
+  ASSERT_NE(CO.handle, 0u);
+  hsa_executable_t E = loadFrozen(CO);
+  const uint32_t N = 200;
+  std::vector<uint32_t> X(N), Y(N), Out(9 * N, 0);
+  for (uint32_t I = 0; I < N; ++I) {
+    X[I] = 0x9e3779b9u * (I + 1);
+    Y[I] = (I % 7) + 1 + (I << 4);
+  }
+  struct {
+    uint32_t *X, *Y, *Out;
+  } Args{X.data(), Y.data(), Out.data()};
+  ASSERT_TRUE(dispatch(kernel(E, "&arith"), &Args, sizeof(Args), N, 64));
+  for (uint32_t I = 0; I < N; ++I) {
+    const uint32_t A = X[I], B = Y[I];
+    const uint32_t Want[9] = {A + B,  A - B, A * B, A / B, A << 3,
+                              A >> 2, A & B, A | B, A ^ B};
+    for (int K = 0; K < 9; ++K)
+      ASSERT_EQ(Out[9 * I + K], Want[K]) << "item " << I << " result " << K;
+  }
+  EXPECT_EQ(hsa_executable_destroy(E), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
+}
+
+TEST_F(EndToEnd, InitializedVariables) {
+  hsa_code_object_t CO = finalizeText(VectorAddHsail);
+  ASSERT_NE(CO.handle, 0u);
+  hsa_executable_t E = loadFrozen(CO);
+  std::vector<uint32_t> Out(10, 0);
+  uint32_t *OutPtr = Out.data();
+  ASSERT_TRUE(dispatch(kernel(E, "&use_vars"), &OutPtr, sizeof(OutPtr), 10, 4));
+  const uint32_t Table[4] = {10, 20, 30, 40};
+  for (uint32_t I = 0; I < 10; ++I)
+    EXPECT_EQ(Out[I], Table[I % 4] + 5) << I;
+
+  // The program variable is live memory the host sees and may change.
+  hsa_executable_symbol_t Bias{0};
+  ASSERT_EQ(hsa_executable_get_symbol_by_name(E, "&bias", nullptr, &Bias),
+            HSA_STATUS_SUCCESS);
+  auto *BiasPtr = reinterpret_cast<uint32_t *>(
+      symbolInfo<uint64_t>(Bias, HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_ADDRESS));
+  ASSERT_NE(BiasPtr, nullptr);
+  *BiasPtr = 100;
+  ASSERT_TRUE(dispatch(kernel(E, "&use_vars"), &OutPtr, sizeof(OutPtr), 10, 4));
+  for (uint32_t I = 0; I < 10; ++I)
+    EXPECT_EQ(Out[I], Table[I % 4] + 100) << I;
+
+  // A second executable gets its own copy of the variables.
+  hsa_executable_t F = loadFrozen(CO);
+  ASSERT_TRUE(dispatch(kernel(F, "&use_vars"), &OutPtr, sizeof(OutPtr), 10, 4));
+  for (uint32_t I = 0; I < 10; ++I)
+    EXPECT_EQ(Out[I], Table[I % 4] + 5) << I;
+  EXPECT_EQ(hsa_executable_destroy(F), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_executable_destroy(E), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
+}
+
+TEST_F(EndToEnd, ExternalVariablesBindToTheApplicationsAddress) {
+  hsa_code_object_t CO = finalizeText(R"(module &ext:1:0:$full:$large:$default;
+
+decl prog global_u32 &ext_value;
+decl prog readonly_u32 &ext_table[2];
+
+prog kernel &read_ext(kernarg_u64 %out)
+{
+    ld_kernarg_u64 $d0, [%out];
+    ld_global_u32 $s0, [&ext_value];
+    st_global_u32 $s0, [$d0];
+    add_u32 $s0, $s0, 1;
+    st_global_u32 $s0, [&ext_value];
+    ld_readonly_u32 $s0, [&ext_table];
+    st_global_u32 $s0, [$d0+4];
+    ld_readonly_u32 $s0, [&ext_table][4];
+    st_global_u32 $s0, [$d0+8];
+    ret;
+};
+)");
+  ASSERT_NE(CO.handle, 0u);
+  hsa_executable_t E = makeExecutable();
+  uint32_t Value = 41;
+  const uint32_t Table[2] = {7, 9};
+  ASSERT_EQ(hsa_executable_global_variable_define(E, "&ext_value", &Value),
+            HSA_STATUS_SUCCESS);
+  ASSERT_EQ(hsa_executable_readonly_variable_define(
+                E, Cpu, "&ext_table", const_cast<uint32_t *>(Table)),
+            HSA_STATUS_SUCCESS);
+  ASSERT_EQ(hsa_executable_load_code_object(E, Cpu, CO, nullptr),
+            HSA_STATUS_SUCCESS);
+  ASSERT_EQ(hsa_executable_freeze(E, nullptr), HSA_STATUS_SUCCESS);
+  uint32_t Out[3] = {0, 0, 0};
+  uint32_t *OutPtr = Out;
+  ASSERT_TRUE(dispatch(kernel(E, "&read_ext"), &OutPtr, sizeof(OutPtr), 1, 1));
+  EXPECT_EQ(Out[0], 41u);
+  EXPECT_EQ(Out[1], 7u);
+  EXPECT_EQ(Out[2], 9u);
+  EXPECT_EQ(Value, 42u); // The kernel wrote the application's variable.
+  EXPECT_EQ(hsa_executable_destroy(E), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
+}
+
+TEST_F(EndToEnd, ProgramOfTwoModules) {
+  // A kernel in one module uses a variable another module defines.
+  BrigBlob Def = assemble(R"(module &def:1:0:$full:$large:$default;
+prog global_u32 &shared = 1234;
+)");
+  BrigBlob Use = assemble(R"(module &use:1:0:$full:$large:$default;
+decl prog global_u32 &shared;
+prog kernel &read_shared(kernarg_u64 %out)
+{
+    ld_kernarg_u64 $d0, [%out];
+    ld_global_u32 $s0, [&shared];
+    st_global_u32 $s0, [$d0];
+    ret;
+};
+)");
+  ASSERT_FALSE(Def.empty() || Use.empty());
+  hsa_ext_program_t P = makeProgram({&Use, &Def});
+  hsa_code_object_t CO{0};
+  ::testing::internal::CaptureStderr();
+  hsa_status_t S = hsa_ext_program_finalize(
+      P, Isa, HSA_EXT_FINALIZER_CALL_CONVENTION_AUTO, noDirectives(), nullptr,
+      HSA_CODE_OBJECT_TYPE_PROGRAM, &CO);
+  std::string Err = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(S, HSA_STATUS_SUCCESS) << Err;
+  EXPECT_EQ(hsa_ext_program_destroy(P), HSA_STATUS_SUCCESS);
+  hsa_executable_t E = makeExecutable();
+  ::testing::internal::CaptureStderr();
+  S = hsa_executable_load_code_object(E, Cpu, CO, nullptr);
+  Err = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(S, HSA_STATUS_SUCCESS) << Err;
+  ASSERT_EQ(hsa_executable_freeze(E, nullptr), HSA_STATUS_SUCCESS);
+  uint32_t Out = 0;
+  uint32_t *OutPtr = &Out;
+  ASSERT_TRUE(
+      dispatch(kernel(E, "&read_shared"), &OutPtr, sizeof(OutPtr), 1, 1));
+  EXPECT_EQ(Out, 1234u);
+  EXPECT_EQ(hsa_executable_destroy(E), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
+}
+
+// A code object serialized to a file here is loaded and run by another
+// process (this binary, run again on the DISABLED_ test below).
+TEST_F(EndToEnd, CodeObjectFromAnotherProcess) {
+  hsa_code_object_t CO = finalizeText(VectorAddHsail);
+  ASSERT_NE(CO.handle, 0u);
+  std::vector<uint8_t> Bytes = serialize(CO);
+  EXPECT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
+  char Path[] = "/tmp/openhsa-exec-co-XXXXXX";
+  int Fd = mkstemp(Path);
+  ASSERT_GE(Fd, 0);
+  ASSERT_EQ(write(Fd, Bytes.data(), Bytes.size()), ssize_t(Bytes.size()));
+  close(Fd);
+  const int Status = runChild({"--gtest_also_run_disabled_tests",
+                               "--gtest_filter=EndToEnd.DISABLED_ChildLoads"
+                               "CodeObjectFromFile"},
+                              ChildEnv, Path);
+  unlink(Path);
+  EXPECT_EQ(Status, 0) << "the child process failed";
+}
+
+TEST_F(EndToEnd, DISABLED_ChildLoadsCodeObjectFromFile) {
+  const char *Path = std::getenv(ChildEnv);
+  if (!Path)
+    GTEST_SKIP() << "run by CodeObjectFromAnotherProcess";
+  int Fd = open(Path, O_RDONLY);
+  ASSERT_GE(Fd, 0) << Path;
+  hsa_code_object_reader_t Reader{0};
+  ASSERT_EQ(hsa_code_object_reader_create_from_file(Fd, &Reader),
+            HSA_STATUS_SUCCESS);
+  hsa_executable_t E = makeExecutable();
+  ASSERT_EQ(
+      hsa_executable_load_agent_code_object(E, Cpu, Reader, nullptr, nullptr),
+      HSA_STATUS_SUCCESS);
+  ASSERT_EQ(hsa_executable_freeze(E, nullptr), HSA_STATUS_SUCCESS);
+  runVectorAdd(E, 513, 128);
+  EXPECT_EQ(hsa_executable_destroy(E), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_code_object_reader_destroy(Reader), HSA_STATUS_SUCCESS);
+  close(Fd);
+}
+
+} // namespace
