@@ -50,7 +50,9 @@ std::vector<uint8_t> CodeObject::serialize() const {
         {"required_dim", K.RequiredDim},
         {"max_flat_grid_size", int64_t(K.MaxFlatGridSize)},
         {"max_flat_workgroup_size", K.MaxFlatWorkgroupSize},
-        {"max_dynamic_group_size", K.MaxDynamicGroupSize}});
+        {"max_dynamic_group_size", K.MaxDynamicGroupSize},
+        {"detect_exceptions", K.EnabledDetectExceptions},
+        {"require_no_partial_workgroups", K.RequireNoPartialWorkgroups}});
   for (const VariableSymbol &V : Variables)
     Vs.push_back(llvm::json::Object{{"name", V.Name},
                                     {"module", V.ModuleName},
@@ -62,10 +64,19 @@ std::vector<uint8_t> CodeObject::serialize() const {
                                     {"definition", V.Definition},
                                     {"size", int64_t(V.Size)},
                                     {"align", V.Alignment}});
-  llvm::json::Object Meta{
-      {"isa", IsaName},           {"machine_model", MachineModel},
-      {"profile", Profile},       {"rounding", DefaultFloatRounding},
-      {"kernels", std::move(Ks)}, {"variables", std::move(Vs)}};
+  llvm::json::Array Fs;
+  for (const IndirectFunctionSymbol &F : IndirectFunctions)
+    Fs.push_back(llvm::json::Object{{"name", F.Name},
+                                    {"module", F.ModuleName},
+                                    {"program_linkage", F.ProgramLinkage},
+                                    {"symbol", F.ObjectSymbol}});
+  llvm::json::Object Meta{{"isa", IsaName},
+                          {"machine_model", MachineModel},
+                          {"profile", Profile},
+                          {"rounding", DefaultFloatRounding},
+                          {"kernels", std::move(Ks)},
+                          {"variables", std::move(Vs)},
+                          {"indirect_functions", std::move(Fs)}};
   std::string Text;
   llvm::raw_string_ostream OS(Text);
   OS << llvm::json::Value(std::move(Meta));
@@ -194,6 +205,15 @@ llvm::Expected<CodeObject> CodeObject::deserialize(llvm::ArrayRef<uint8_t> In) {
     if (auto E = Int(*O, "max_dynamic_group_size", K.MaxDynamicGroupSize,
                      UINT32_MAX))
       return std::move(E);
+    // Absent in code objects of earlier versions.
+    if (O->get("detect_exceptions"))
+      if (auto E =
+              Int(*O, "detect_exceptions", K.EnabledDetectExceptions, 0x1f))
+        return std::move(E);
+    if (O->get("require_no_partial_workgroups"))
+      if (auto E = Bool(*O, "require_no_partial_workgroups",
+                        K.RequireNoPartialWorkgroups))
+        return std::move(E);
     CO.Kernels.push_back(std::move(K));
   }
   for (const llvm::json::Value &VV : *Vs) {
@@ -222,6 +242,23 @@ llvm::Expected<CodeObject> CodeObject::deserialize(llvm::ArrayRef<uint8_t> In) {
     if (auto E = Int(*O, "align", V.Alignment, 1 << 16))
       return std::move(E);
     CO.Variables.push_back(std::move(V));
+  }
+  if (const llvm::json::Array *Fs = Meta->getArray("indirect_functions")) {
+    for (const llvm::json::Value &FV : *Fs) {
+      const llvm::json::Object *O = FV.getAsObject();
+      if (!O)
+        return bad("indirect function entry is not an object");
+      IndirectFunctionSymbol F;
+      if (auto E = Str(*O, "name", F.Name))
+        return std::move(E);
+      if (auto E = Str(*O, "module", F.ModuleName))
+        return std::move(E);
+      if (auto E = Bool(*O, "program_linkage", F.ProgramLinkage))
+        return std::move(E);
+      if (auto E = Str(*O, "symbol", F.ObjectSymbol))
+        return std::move(E);
+      CO.IndirectFunctions.push_back(std::move(F));
+    }
   }
   CO.Object.assign(In.begin() + Pos, In.end());
   return std::move(CO);

@@ -36,6 +36,8 @@ struct KernelSymbol {
   uint64_t MaxFlatGridSize = 0;
   uint32_t MaxFlatWorkgroupSize = 0;
   uint32_t MaxDynamicGroupSize = 0;
+  uint16_t EnabledDetectExceptions = 0; // enabledetectexceptions bits.
+  bool RequireNoPartialWorkgroups = false;
 };
 
 /// A variable of the code object (global, readonly segments).
@@ -55,6 +57,15 @@ struct VariableSymbol {
   uint32_t Alignment = 1;
 };
 
+/// An indirect function of the code object (PRM 10.8): once loaded, the
+/// address of ObjectSymbol is its code handle, which icall calls.
+struct IndirectFunctionSymbol {
+  std::string Name; // HSAIL name, e.g. "&virtual_area".
+  std::string ModuleName;
+  bool ProgramLinkage = true;
+  std::string ObjectSymbol;
+};
+
 struct CodeObject {
   std::string IsaName;
   uint8_t MachineModel = 1;         // hsa_machine_model_t
@@ -62,6 +73,7 @@ struct CodeObject {
   uint8_t DefaultFloatRounding = 2; // hsa_default_float_rounding_mode_t
   std::vector<KernelSymbol> Kernels;
   std::vector<VariableSymbol> Variables;
+  std::vector<IndirectFunctionSymbol> IndirectFunctions;
   std::vector<uint8_t> Object; // ELF relocatable object.
 
   std::vector<uint8_t> serialize() const;

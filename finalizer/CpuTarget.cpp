@@ -214,6 +214,53 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K) {
       });
     });
     B.CreateRetVoid();
+  } else if (K.Scheduled) {
+    // Work-items wait at different points (waitfbar): each resumes where
+    // it stopped, pass after pass, until all have finished
+    // (LowerFbarrier.cpp). A pass where none can proceed cannot end (the
+    // PRM leaves it undefined): the group ends there instead of hanging.
+    auto *GroupTy = llvm::ArrayType::get(I32, 3);
+    llvm::Value *Group = B.CreateAlloca(GroupTy); // arrived, generation, items
+    B.CreateStore(B.getInt32(0), B.CreateConstGEP2_32(GroupTy, Group, 0, 0));
+    B.CreateStore(B.getInt32(0), B.CreateConstGEP2_32(GroupTy, Group, 0, 1));
+    B.CreateStore(B.CreateMul(Current[0], B.CreateMul(Current[1], Current[2])),
+                  B.CreateConstGEP2_32(GroupTy, Group, 0, 2));
+    llvm::Value *Progress = B.CreateAlloca(B.getInt1Ty());
+    llvm::Value *Live = B.CreateAlloca(B.getInt1Ty());
+    llvm::BasicBlock *Pre = B.GetInsertBlock();
+    auto *Pass = llvm::BasicBlock::Create(C, "pass", F);
+    auto *Done = llvm::BasicBlock::Create(C, "done", F);
+    B.CreateBr(Pass);
+    B.SetInsertPoint(Pass);
+    llvm::PHINode *Resume = B.CreatePHI(I32, 2, "resume");
+    Resume->addIncoming(B.getInt32(0), Pre);
+    B.CreateStore(B.getFalse(), Progress);
+    B.CreateStore(B.getFalse(), Live);
+    emitLoop(B, Current[2], "z", [&](llvm::Value *Z) {
+      B.CreateStore(Z, LocalPtr(2));
+      emitLoop(B, Current[1], "y", [&](llvm::Value *Y) {
+        B.CreateStore(Y, LocalPtr(1));
+        emitLoop(B, Current[0], "x", [&](llvm::Value *X) {
+          B.CreateStore(X, LocalPtr(0));
+          // 0: finished, 1: stopped, 2: still waiting, 3: had finished.
+          llvm::Value *R = B.CreateCall(K.Body, {Kernarg, Wi, Resume, Group});
+          B.CreateStore(B.CreateOr(B.CreateLoad(B.getInt1Ty(), Progress),
+                                   B.CreateICmpULT(R, B.getInt32(2))),
+                        Progress);
+          B.CreateStore(
+              B.CreateOr(B.CreateLoad(B.getInt1Ty(), Live),
+                         B.CreateICmpULT(B.CreateSub(R, B.getInt32(1)),
+                                         B.getInt32(2))),
+              Live);
+        });
+      });
+    });
+    Resume->addIncoming(B.getInt32(1), B.GetInsertBlock());
+    B.CreateCondBr(B.CreateAnd(B.CreateLoad(B.getInt1Ty(), Progress),
+                               B.CreateLoad(B.getInt1Ty(), Live)),
+                   Pass, Done);
+    B.SetInsertPoint(Done);
+    B.CreateRetVoid();
   } else {
     // Region by region: every work-item runs to the next barrier; the
     // region they stopped at is where all resume.

@@ -18,15 +18,54 @@ std::string hostIsaName() {
 
 namespace {
 /// Checks a kernel against the control directives given to finalize and
-/// records the constraints dispatches must then meet.
+/// records the constraints dispatches must then meet. The kernel's own
+/// control directives (recorded by lowering) must agree with them (PRM
+/// 13.4): the maxima given here may only lower the kernel's.
 llvm::Error applyDirectives(const ControlDirectives &D, KernelSymbol &K) {
-  K.MaxDynamicGroupSize = D.MaxDynamicGroupSize;
-  K.MaxFlatGridSize = D.MaxFlatGridSize;
-  K.MaxFlatWorkgroupSize = D.MaxFlatWorkgroupSize;
-  K.RequiredDim = D.RequiredDim;
+  auto Conflict = [&](const char *What) {
+    return llvm::createStringError(
+        "kernel '" + K.Name + "': " + What +
+        " given to the finalizer conflicts with the kernel's control "
+        "directive (PRM 13.4)");
+  };
+  auto Same = [&](auto &Field, auto Given, const char *What) -> llvm::Error {
+    if (Given && Field && Field != Given)
+      return Conflict(What);
+    if (Given)
+      Field = Given;
+    return llvm::Error::success();
+  };
+  auto AtMost = [&](auto &Field, auto Given, const char *What) -> llvm::Error {
+    if (Given && Field && Given > Field)
+      return Conflict(What);
+    if (Given)
+      Field = Given;
+    return llvm::Error::success();
+  };
+  if (D.BreakExceptions & 0x1f)
+    return llvm::createStringError(
+        "kernel '" + K.Name +
+        "': the CPU agent supports no exception for the BREAK policy");
+  K.EnabledDetectExceptions |= D.DetectExceptions & 0x1f;
+  if (D.ControlDirectivesMask & (uint64_t(1) << 9))
+    K.RequireNoPartialWorkgroups = true;
+  if (auto E = Same(K.MaxDynamicGroupSize, D.MaxDynamicGroupSize,
+                    "maxdynamicgroupsize"))
+    return E;
+  if (auto E = AtMost(K.MaxFlatGridSize, D.MaxFlatGridSize, "maxflatgridsize"))
+    return E;
+  if (auto E = AtMost(K.MaxFlatWorkgroupSize, D.MaxFlatWorkgroupSize,
+                      "maxflatworkgroupsize"))
+    return E;
+  if (auto E = Same(K.RequiredDim, D.RequiredDim, "requireddim"))
+    return E;
   for (unsigned I = 0; I < 3; ++I) {
-    K.RequiredGridSize[I] = D.RequiredGridSize[I];
-    K.RequiredWorkgroupSize[I] = D.RequiredWorkgroupSize[I];
+    if (auto E = Same(K.RequiredGridSize[I], D.RequiredGridSize[I],
+                      "requiredgridsize"))
+      return E;
+    if (auto E = Same(K.RequiredWorkgroupSize[I], D.RequiredWorkgroupSize[I],
+                      "requiredworkgroupsize"))
+      return E;
   }
   return llvm::Error::success();
 }
@@ -54,6 +93,7 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
     CO.Kernels.push_back(K.Symbol);
   }
   CO.Variables = Lowered->Variables;
+  CO.IndirectFunctions = Lowered->IndirectFunctions;
   CO.Object = std::move(*Object);
   return std::move(CO);
 }

@@ -16,6 +16,7 @@
 #include "llvm/IR/Intrinsics.h"
 
 #include <map>
+#include <memory>
 #include <optional>
 
 namespace openhsa::finalizer {
@@ -29,6 +30,10 @@ struct VariableHome {
   uint8_t Segment = BRIG_SEGMENT_NONE;
   llvm::GlobalVariable *Global = nullptr; // Global and readonly segments.
   uint64_t Offset = 0; // Kernarg, group, private, spill, arg: segment offset.
+  // Arg variables (LowerCall.cpp): their memory, once materialized.
+  llvm::Value *Pointer = nullptr;
+  // Function-scope private and spill variables: Offset is from the frame.
+  bool FrameRelative = false;
 };
 
 inline unsigned typeBits(unsigned T) {
@@ -94,12 +99,30 @@ inline uint64_t alignmentBytes(unsigned A) {
 
 class ProgramLowering;
 
+/// A function definition of the program (LowerCall.cpp).
+struct FunctionDef {
+  const BrigModule *B = nullptr;
+  EntryRef<BrigDirectiveExecutable> X;
+  llvm::Function *Fn = nullptr; // Its own LLVM function, once one is needed.
+};
+
+/// What a code block does through the calls it makes (LowerCall.cpp).
+struct CallSummary {
+  bool Waits = false;           // barrier or waitfbar, itself or in a callee.
+  bool WaitsOnFbarrier = false; // waitfbar, itself or in a callee.
+  bool DynamicStack = false;    // alloca, icall or recursion.
+  uint64_t StackBytes = 0;      // Private stack its frames need at most.
+  std::vector<FunctionDef *> Callees; // Every function it reaches.
+};
+
 /// Lowers one kernel's code block.
 class KernelLowering {
 public:
   KernelLowering(ProgramLowering &P, const BrigModule &B,
                  EntryRef<BrigDirectiveExecutable> K);
   llvm::Expected<LoweredKernel> run();
+  /// Lowers a function definition into Fn (LowerCall.cpp).
+  llvm::Error runFunction(llvm::Function *Fn);
 
 private:
   llvm::Error fail(uint32_t Offset, const llvm::Twine &Why) const;
@@ -107,6 +130,10 @@ private:
 
   llvm::Error declareVariable(EntryRef<BrigDirectiveVariable> V);
   llvm::Error lowerInstruction(EntryRef<BrigInstBase> I);
+  // The code block: pass 1 declares labels, variables, fbarriers and
+  // control directives; pass 2 lowers the instructions.
+  llvm::Error declareCodeBlock();
+  llvm::Error lowerCodeBlock();
 
   // Instruction families. Each try* returns std::nullopt for an opcode it
   // does not handle; lowerInstruction asks them in turn (Lowering.cpp).
@@ -114,6 +141,9 @@ private:
   std::optional<llvm::Error> tryMemory(EntryRef<BrigInstBase> I);
   std::optional<llvm::Error> tryWorkItem(EntryRef<BrigInstBase> I);
   std::optional<llvm::Error> tryControl(EntryRef<BrigInstBase> I);
+  std::optional<llvm::Error> tryCall(EntryRef<BrigInstBase> I);
+  std::optional<llvm::Error> tryFbarrier(EntryRef<BrigInstBase> I);
+  std::optional<llvm::Error> tryCrossLane(EntryRef<BrigInstBase> I);
 
   llvm::Error lowerArithmetic(EntryRef<BrigInstBase> I);
   llvm::Error lowerCompare(EntryRef<BrigInstBase> I);
@@ -144,7 +174,9 @@ private:
                    llvm::ArrayRef<Value *> Extra = {});
   void startBlock(llvm::BasicBlock *BB);
   void emitReturn() {
-    if (SplitAtBarriers)
+    if (ExitBlock)
+      Builder.CreateBr(ExitBlock);
+    else if (SplitAtBarriers)
       Builder.CreateRet(Builder.getInt32(-1));
     else
       Builder.CreateRetVoid();
@@ -172,6 +204,41 @@ private:
   uint32_t KernargAlign = 16;
   uint64_t GroupSize = 0;
   uint64_t PrivateSize = 0;
+
+  // Functions and calls (LowerCall.cpp), fbarriers and scheduled kernels
+  // (LowerFbarrier.cpp), control directives (LowerDirectives.cpp).
+  enum class BodyKind { Kernel, Function, Inlined };
+  BodyKind Kind = BodyKind::Kernel;
+  llvm::BasicBlock *ExitBlock = nullptr;  // Where ret goes, when set.
+  uint64_t FrameSize = 0, FrameAlign = 1; // Function-scope private frame.
+  RegisterSlot FrameBaseSlot, TopSlot;    // i32 private segment offsets.
+  llvm::SmallVector<const FunctionDef *, 4> InlineStack;
+  bool Scheduled = false; // Resumable per work-item (waitfbar); see there.
+  Value *SchedState = nullptr;
+  RegisterSlot ResumeSlot, SavedGenSlot, SavedFbarrierSlot;
+  RegisterSlot stateSlot(unsigned Bits);
+  RegisterSlot topSlot();
+  void setupFrame(Value *StackPointer);
+  void finishStack(llvm::BasicBlock *Body);
+  Value *argVariable(uint32_t Off);
+  Value *frameBase();
+  llvm::Error lowerCall(EntryRef<BrigInstBase> I);
+  llvm::Error emitCall(EntryRef<BrigInstBase> I, FunctionDef &D,
+                       llvm::ArrayRef<Value *> Out, llvm::ArrayRef<Value *> In);
+  llvm::Error runInlined(Value *StackPointer);
+  llvm::Error lowerAlloca(EntryRef<BrigInstBase> I);
+  llvm::Error declareFbarrier(EntryRef<BrigDirectiveFbarrier> D);
+  llvm::Expected<Value *> fbarrierOffset(EntryRef<BrigInstBase> I,
+                                         unsigned Index);
+  llvm::Error lowerFbarrier(EntryRef<BrigInstBase> I);
+  llvm::Error lowerScheduledWait(EntryRef<BrigInstBase> I);
+  void setupScheduled();
+  void finishScheduled(llvm::BasicBlock *Entry, llvm::BasicBlock *Body);
+  llvm::Error lowerCrossLane(EntryRef<BrigInstBase> I);
+  llvm::Error recordControl(const BrigModule &M,
+                            EntryRef<BrigDirectiveControl> C);
+  llvm::Error recordControls(const BrigModule &M,
+                             EntryRef<BrigDirectiveExecutable> X);
 };
 
 class ProgramLowering {
@@ -186,26 +253,73 @@ public:
     auto It = ModuleVars.find({&B, Off});
     return It == ModuleVars.end() ? nullptr : &It->second;
   }
-  uint64_t moduleGroupSize(const BrigModule &B) const {
-    auto It = ModuleGroupSizes.find(&B);
-    return It == ModuleGroupSizes.end() ? 0 : It->second;
+  /// Module-scope group and private variables, and the group variables
+  /// and fbarriers of functions, of the whole program: they come first in
+  /// every kernel's segments, as a function may reach another module's.
+  uint64_t moduleGroupSize(const BrigModule &) const {
+    return ProgramGroupSize;
   }
-  uint64_t modulePrivateSize(const BrigModule &B) const {
-    auto It = ModulePrivateSizes.find(&B);
-    return It == ModulePrivateSizes.end() ? 0 : It->second;
+  uint64_t modulePrivateSize(const BrigModule &) const {
+    return ProgramPrivateSize;
   }
+
+  // Functions (LowerCall.cpp).
+  /// The definition the function directive at Off of B names, wherever
+  /// in the program it is; nullptr when none.
+  FunctionDef *resolveFunction(const BrigModule &B, uint32_t Off);
+  /// D's own LLVM function; its body is lowered once the kernels are.
+  llvm::Function *standaloneFunction(FunctionDef &D);
+  CallSummary summarize(const BrigModule &B,
+                        EntryRef<BrigDirectiveExecutable> X);
+  CallSummary summarize(FunctionDef &D);
+  /// Program-wide homes of function-scope group variables and fbarriers.
+  const VariableHome *functionScopeHome(const BrigModule &B,
+                                        uint32_t Off) const {
+    auto It = FunctionScopeHomes.find({&B, Off});
+    return It == FunctionScopeHomes.end() ? nullptr : &It->second;
+  }
+  /// The storage of a global or readonly variable defined in a code block.
+  llvm::Expected<llvm::GlobalVariable *>
+  codeBlockGlobal(const BrigModule &B, EntryRef<BrigDirectiveVariable> V);
+  static llvm::StringRef moduleName(const BrigModule &B);
 
 private:
   llvm::Error declareModuleVariable(const BrigModule &B,
                                     EntryRef<BrigDirectiveVariable> V,
                                     llvm::StringRef ModuleName);
+  llvm::Error declareModuleFbarrier(const BrigModule &B,
+                                    EntryRef<BrigDirectiveFbarrier> D);
+  llvm::Error collectDefinitions();
+  llvm::Error layoutFunctionScope();
+  llvm::Error lowerFunctions();
+  struct BlockScan {
+    bool Waits = false, WaitsOnFbarrier = false, DynamicStack = false;
+    uint64_t FrameBytes = 0; // Private frame with its alignment slack.
+    std::vector<FunctionDef *> Callees;
+  };
+  const BlockScan &scan(const BrigModule &B,
+                        EntryRef<BrigDirectiveExecutable> X);
 
   const std::vector<BrigModule> &Modules;
   llvm::Module &M;
   std::map<std::pair<const BrigModule *, uint32_t>, VariableHome> ModuleVars;
-  std::map<const BrigModule *, uint64_t> ModuleGroupSizes;
-  std::map<const BrigModule *, uint64_t> ModulePrivateSizes;
   LoweredProgram Result;
+  // Program-wide symbols: definitions by object symbol name, so that
+  // declarations in any module resolve to them (LowerCall.cpp).
+  std::map<std::string, std::pair<const BrigModule *, uint32_t>> VarDefs;
+  std::map<std::string, VariableHome> VarHomes;
+  std::vector<std::unique_ptr<FunctionDef>> Functions;
+  std::map<std::string, FunctionDef *> FunctionsBySymbol;
+  std::map<std::pair<const BrigModule *, uint32_t>, FunctionDef *>
+      FunctionsByDirective;
+  std::vector<FunctionDef *> FunctionWorklist;
+  std::map<std::pair<const BrigModule *, uint32_t>, VariableHome>
+      FunctionScopeHomes;
+  std::map<std::pair<const BrigModule *, uint32_t>, llvm::GlobalVariable *>
+      CodeBlockGlobals;
+  std::map<std::pair<const BrigModule *, uint32_t>, BlockScan> Scans;
+  std::map<const FunctionDef *, CallSummary> Summaries;
+  uint64_t ProgramGroupSize = 0, ProgramPrivateSize = 0;
 };
 
 //===----------------------------------------------------------------------===//
@@ -214,6 +328,14 @@ private:
 
 uint64_t variableBytes(const BrigDirectiveVariable &V);
 uint64_t variableAlign(const BrigDirectiveVariable &V);
+/// The bytes of a global or readonly variable's initializer (PRM 4.8,
+/// 4.10; LowerDirectives.cpp).
+llvm::Expected<std::string> initializerBytes(const BrigModule &B,
+                                             EntryRef<BrigDirectiveVariable> V);
+/// The object symbol of a module-scope entity: with program linkage one of
+/// the whole program, with module linkage one of its module (LowerCall.cpp).
+std::string programSymbol(llvm::StringRef Prefix, llvm::StringRef ModuleName,
+                          unsigned Linkage, llvm::StringRef Name);
 inline uint64_t alignTo(uint64_t V, uint64_t A) { return (V + A - 1) / A * A; }
 
 } // namespace detail

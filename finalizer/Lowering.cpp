@@ -24,44 +24,55 @@ uint64_t variableAlign(const BrigDirectiveVariable &V) {
   return std::max<uint64_t>(alignmentBytes(V.align), Natural ? Natural : 1);
 }
 
-/// The initializer bytes of a variable, or empty.
-std::string initializerBytes(const BrigModule &B,
-                             const BrigDirectiveVariable &V) {
-  if (!V.init)
-    return {};
-  if (auto C = B.operand<BrigOperandConstantBytes>(V.init))
-    return B.string(C->bytes).str();
-  return {};
-}
-
 llvm::Error
 ProgramLowering::declareModuleVariable(const BrigModule &B,
                                        EntryRef<BrigDirectiveVariable> V,
                                        llvm::StringRef ModuleName) {
-  VariableHome Home;
-  Home.Segment = V->segment;
-  const uint64_t Bytes = variableBytes(*V);
-  const uint64_t Align = variableAlign(*V);
   llvm::StringRef Name = B.string(V->name);
+  const std::string Symbol =
+      programSymbol("hsa.var.", ModuleName, V->linkage, Name);
+  // Declarations share the home of the definition, wherever in the program
+  // it is (LowerCall.cpp collectDefinitions).
+  const BrigModule *DefB = &B;
+  EntryRef<BrigDirectiveVariable> Def = V;
+  if (auto It = VarDefs.find(Symbol); It != VarDefs.end()) {
+    DefB = It->second.first;
+    Def = DefB->code<BrigDirectiveVariable>(It->second.second);
+  }
+  if (Def->segment != V->segment)
+    return makeBrigError(B.name(), "hsa_code", V.Offset,
+                         "variable '" + Name +
+                             "' is declared in another segment than the one "
+                             "it is defined in");
+  const uint64_t Bytes = variableBytes(*Def);
+  const uint64_t Align = variableAlign(*Def);
+  const auto Known = VarHomes.find(Symbol);
+  VariableHome Home;
+  if (Known != VarHomes.end())
+    Home = Known->second;
+  Home.Segment = V->segment;
   switch (V->segment) {
   case BRIG_SEGMENT_GLOBAL:
   case BRIG_SEGMENT_READONLY: {
     const bool Definition = V->modifier & BRIG_VARIABLE_DEFINITION;
-    auto *Ty =
-        llvm::ArrayType::get(llvm::Type::getInt8Ty(M.getContext()), Bytes);
-    std::string Symbol = "hsa.var." + ModuleName.str() + "." + Name.str();
-    llvm::Constant *Init = nullptr;
-    if (Definition) {
-      std::string Data = initializerBytes(B, *V);
-      Data.resize(Bytes, '\0');
-      Init = llvm::ConstantDataArray::getRaw(
-          Data, Bytes, llvm::Type::getInt8Ty(M.getContext()));
+    if (!Home.Global) {
+      auto *Ty =
+          llvm::ArrayType::get(llvm::Type::getInt8Ty(M.getContext()), Bytes);
+      llvm::Constant *Init = nullptr;
+      if (Def->modifier & BRIG_VARIABLE_DEFINITION) {
+        auto Data = initializerBytes(*DefB, Def);
+        if (!Data)
+          return Data.takeError();
+        Data->resize(Bytes, '\0');
+        Init = llvm::ConstantDataArray::getRaw(
+            *Data, Bytes, llvm::Type::getInt8Ty(M.getContext()));
+      }
+      auto *GV = new llvm::GlobalVariable(
+          M, Ty, (Def->modifier & BRIG_VARIABLE_CONST) != 0,
+          llvm::GlobalValue::ExternalLinkage, Init, Symbol);
+      GV->setAlignment(llvm::Align(Align));
+      Home.Global = GV;
     }
-    auto *GV = new llvm::GlobalVariable(
-        M, Ty, (V->modifier & BRIG_VARIABLE_CONST) != 0,
-        llvm::GlobalValue::ExternalLinkage, Init, Symbol);
-    GV->setAlignment(llvm::Align(Align));
-    Home.Global = GV;
     VariableSymbol S;
     S.Name = Name.str();
     S.ModuleName = ModuleName.str();
@@ -76,18 +87,18 @@ ProgramLowering::declareModuleVariable(const BrigModule &B,
     Result.Variables.push_back(S);
     break;
   }
-  case BRIG_SEGMENT_GROUP: {
-    uint64_t &Size = ModuleGroupSizes[&B];
-    Home.Offset = alignTo(Size, Align);
-    Size = Home.Offset + Bytes;
+  case BRIG_SEGMENT_GROUP:
+    if (Known == VarHomes.end()) {
+      Home.Offset = alignTo(ProgramGroupSize, Align);
+      ProgramGroupSize = Home.Offset + Bytes;
+    }
     break;
-  }
-  case BRIG_SEGMENT_PRIVATE: {
-    uint64_t &Size = ModulePrivateSizes[&B];
-    Home.Offset = alignTo(Size, Align);
-    Size = Home.Offset + Bytes;
+  case BRIG_SEGMENT_PRIVATE:
+    if (Known == VarHomes.end()) {
+      Home.Offset = alignTo(ProgramPrivateSize, Align);
+      ProgramPrivateSize = Home.Offset + Bytes;
+    }
     break;
-  }
   default:
     return makeBrigError(B.name(), "hsa_code", V.Offset,
                          "module-scope variable in segment '" +
@@ -95,14 +106,17 @@ ProgramLowering::declareModuleVariable(const BrigModule &B,
                              "' is not supported");
   }
   ModuleVars[{&B, V.Offset}] = Home;
+  VarHomes[Symbol] = Home;
   return llvm::Error::success();
 }
 
 llvm::Expected<LoweredProgram> ProgramLowering::run() {
+  // Definitions first, so that declarations in any module of the program
+  // resolve to them (LowerCall.cpp).
+  if (auto Err = collectDefinitions())
+    return Err;
   for (const BrigModule &B : Modules) {
-    llvm::StringRef ModuleName;
-    if (auto MD = B.moduleDirective())
-      ModuleName = B.string(MD->name);
+    llvm::StringRef ModuleName = moduleName(B);
     // Top-level entries: walk from one module entry to the next.
     uint32_t Off = B.code().HeaderByteCount;
     while (Off < B.code().ByteCount) {
@@ -113,6 +127,10 @@ llvm::Expected<LoweredProgram> ProgramLowering::run() {
       if (E.kind() == BRIG_KIND_DIRECTIVE_VARIABLE) {
         if (auto Err = declareModuleVariable(
                 B, B.code<BrigDirectiveVariable>(Off), ModuleName))
+          return Err;
+      } else if (E.kind() == BRIG_KIND_DIRECTIVE_FBARRIER) {
+        if (auto Err =
+                declareModuleFbarrier(B, B.code<BrigDirectiveFbarrier>(Off)))
           return Err;
       } else if (E.kind() == BRIG_KIND_DIRECTIVE_KERNEL ||
                  E.kind() == BRIG_KIND_DIRECTIVE_FUNCTION ||
@@ -127,10 +145,10 @@ llvm::Expected<LoweredProgram> ProgramLowering::run() {
       Off = Next;
     }
   }
+  if (auto Err = layoutFunctionScope())
+    return Err;
   for (const BrigModule &B : Modules) {
-    llvm::StringRef ModuleName;
-    if (auto MD = B.moduleDirective())
-      ModuleName = B.string(MD->name);
+    llvm::StringRef ModuleName = moduleName(B);
     uint32_t Off = B.code().HeaderByteCount;
     while (Off < B.code().ByteCount) {
       EntryRef<BrigBase> E = B.code<BrigBase>(Off);
@@ -149,16 +167,15 @@ llvm::Expected<LoweredProgram> ProgramLowering::run() {
             return K.takeError();
           K->Symbol.ModuleName = ModuleName.str();
           Result.Kernels.push_back(std::move(*K));
-        } else if (Defined && E.kind() != BRIG_KIND_DIRECTIVE_SIGNATURE) {
-          return makeBrigError(B.name(), "hsa_code", Off,
-                               "function '" + B.string(X->name) +
-                                   "': functions and calls are not supported "
-                                   "by this finalizer yet");
         }
       }
       Off = Next;
     }
   }
+  // Functions: indirect ones are entry points of their own; the others are
+  // lowered as calls need them.
+  if (auto Err = lowerFunctions())
+    return Err;
   return std::move(Result);
 }
 
@@ -174,7 +191,8 @@ KernelLowering::KernelLowering(ProgramLowering &P, const BrigModule &B,
 llvm::Error KernelLowering::fail(uint32_t Offset,
                                  const llvm::Twine &Why) const {
   return makeBrigError(B.name(), "hsa_code", Offset,
-                       "kernel '" + B.string(K->name) + "': " + Why);
+                       (Kind == BodyKind::Kernel ? "kernel '" : "function '") +
+                           B.string(K->name) + "': " + Why);
 }
 
 llvm::Error KernelLowering::failInst(EntryRef<BrigInstBase> I,
@@ -198,21 +216,49 @@ llvm::Error KernelLowering::declareVariable(EntryRef<BrigDirectiveVariable> V) {
   const uint64_t Align = variableAlign(*V);
   switch (V->segment) {
   case BRIG_SEGMENT_GROUP:
+    if (Kind != BodyKind::Kernel) {
+      // Program-wide, so that every copy of the function shares it.
+      const VariableHome *H = P.functionScopeHome(B, V.Offset);
+      if (!H)
+        return fail(V.Offset, "function-scope group variable without a home");
+      Home = *H;
+      break;
+    }
     Home.Offset = alignTo(GroupSize, Align);
     GroupSize = Home.Offset + Bytes;
     break;
   case BRIG_SEGMENT_PRIVATE:
   case BRIG_SEGMENT_SPILL:
-    Home.Offset = alignTo(PrivateSize, Align);
-    PrivateSize = Home.Offset + Bytes;
     if (V->init)
       return fail(V.Offset, "initialized private variables are not supported "
                             "yet");
+    if (Kind != BodyKind::Kernel) {
+      // One per activation: in the function's frame on the private stack.
+      Home.FrameRelative = true;
+      Home.Offset = alignTo(FrameSize, Align);
+      FrameSize = Home.Offset + Bytes;
+      FrameAlign = std::max(FrameAlign, Align);
+      break;
+    }
+    Home.Offset = alignTo(PrivateSize, Align);
+    PrivateSize = Home.Offset + Bytes;
     break;
+  case BRIG_SEGMENT_ARG:
+    // Actual arguments of an arg block: memory of their own, made at their
+    // first use (LowerCall.cpp argVariable).
+    break;
+  case BRIG_SEGMENT_GLOBAL:
+  case BRIG_SEGMENT_READONLY: {
+    auto GV = P.codeBlockGlobal(B, V);
+    if (!GV)
+      return GV.takeError();
+    Home.Global = *GV;
+    break;
+  }
   default:
     return fail(V.Offset, "variables in segment '" +
                               llvm::Twine(segmentName(V->segment)) +
-                              "' inside a kernel are not supported yet");
+                              "' inside a code block are not supported");
   }
   Locals[V.Offset] = Home;
   return llvm::Error::success();
@@ -220,7 +266,6 @@ llvm::Error KernelLowering::declareVariable(EntryRef<BrigDirectiveVariable> V) {
 
 llvm::Expected<LoweredKernel> KernelLowering::run() {
   llvm::StringRef Name = B.string(K->name);
-  const uint32_t Begin = K->firstCodeBlockEntry, End = K->nextModuleEntry;
 
   // A kernel with barriers becomes a resumable function,
   //   i32 @k(ptr kernarg, ptr wi, i32 resume)
@@ -228,24 +273,25 @@ llvm::Expected<LoweredKernel> KernelLowering::run() {
   // next barrier and returns that barrier's number (-1: the end). Lowering
   // keeps no value in SSA form across an instruction, so registers - kept
   // in the work-item's private segment - are all the state there is. The
-  // CPU target runs every work-item of a group region by region.
-  for (uint32_t Off = Begin; Off < End;) {
-    EntryRef<BrigBase> E = B.code<BrigBase>(Off);
-    if (!E)
-      return fail(Off, "malformed code entry");
-    if (brigKindIsInst(E.kind()) &&
-        B.code<BrigInstBase>(Off)->opcode == BRIG_OPCODE_BARRIER)
-      SplitAtBarriers = true;
-    Off += E.byteCount();
-  }
+  // CPU target runs every work-item of a group region by region. Barriers
+  // of the functions it calls count: those are inlined (LowerCall.cpp). A
+  // kernel whose work-items wait on fbarriers resumes each work-item where
+  // it stopped instead (LowerFbarrier.cpp).
+  CallSummary Calls = P.summarize(B, K);
+  SplitAtBarriers = Calls.Waits;
+  Scheduled = Calls.WaitsOnFbarrier;
   Result.UsesBarrier = SplitAtBarriers;
+  Result.Scheduled = Scheduled;
 
   auto *PtrTy = llvm::PointerType::get(Ctx, 0);
   auto *I32 = llvm::Type::getInt32Ty(Ctx);
-  auto *FnTy = SplitAtBarriers
-                   ? llvm::FunctionType::get(I32, {PtrTy, PtrTy, I32}, false)
-                   : llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx),
-                                             {PtrTy, PtrTy}, false);
+  auto *FnTy =
+      Scheduled
+          ? llvm::FunctionType::get(I32, {PtrTy, PtrTy, I32, PtrTy}, false)
+      : SplitAtBarriers
+          ? llvm::FunctionType::get(I32, {PtrTy, PtrTy, I32}, false)
+          : llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx), {PtrTy, PtrTy},
+                                    false);
   F = llvm::Function::Create(FnTy, llvm::GlobalValue::InternalLinkage,
                              "hsail.kernel." + Name.drop_front(), P.module());
   Kernarg = F->getArg(0);
@@ -281,19 +327,15 @@ llvm::Expected<LoweredKernel> KernelLowering::run() {
   GroupSize = P.moduleGroupSize(B);
   PrivateSize = P.modulePrivateSize(B);
 
-  // Pass 1: blocks for labels, homes for kernel-scope variables.
-  for (uint32_t Off = Begin; Off < End;) {
-    EntryRef<BrigBase> E = B.code<BrigBase>(Off);
-    if (!E)
-      return fail(Off, "malformed code entry");
-    if (E.kind() == BRIG_KIND_DIRECTIVE_LABEL)
-      Labels[Off] = llvm::BasicBlock::Create(
-          Ctx, B.string(B.code<BrigDirectiveLabel>(Off)->name).drop_front());
-    else if (E.kind() == BRIG_KIND_DIRECTIVE_VARIABLE)
-      if (auto Err = declareVariable(B.code<BrigDirectiveVariable>(Off)))
-        return Err;
-    Off += E.byteCount();
-  }
+  // Pass 1: blocks for labels, homes for kernel-scope variables; control
+  // directives of the kernel and of the functions it calls (PRM 13.4).
+  if (auto Err = declareCodeBlock())
+    return Err;
+  if (auto Err = recordControls(B, K))
+    return Err;
+  for (FunctionDef *D : Calls.Callees)
+    if (auto Err = recordControls(*D->B, D->X))
+      return Err;
 
   if (SplitAtBarriers) {
     // The register file follows the private variables.
@@ -304,10 +346,67 @@ llvm::Expected<LoweredKernel> KernelLowering::run() {
             query::PrivateBase, llvm::FunctionType::get(PtrTy, {PtrTy}, false)),
         Args);
   }
+  if (Scheduled)
+    setupScheduled();
 
   // Pass 2: instructions.
   Body->insertInto(F);
   Builder.SetInsertPoint(Body);
+  if (auto Err = lowerCodeBlock())
+    return Err;
+  if (!Builder.GetInsertBlock()->getTerminator())
+    emitReturn();
+  // The entry block holds the register slots; it then enters the body, or
+  // in a resumable kernel the region the caller asks for.
+  AllocaBuilder.SetInsertPoint(Entry);
+  if (Scheduled) {
+    finishScheduled(Entry, Body);
+    PrivateSize = RegisterFileOffset + RegisterFileSize;
+  } else if (SplitAtBarriers) {
+    auto *Switch =
+        AllocaBuilder.CreateSwitch(F->getArg(2), Body, Resumes.size());
+    for (unsigned J = 0; J < Resumes.size(); ++J)
+      Switch->addCase(AllocaBuilder.getInt32(J + 1), Resumes[J]);
+    PrivateSize = RegisterFileOffset + RegisterFileSize;
+  } else {
+    AllocaBuilder.CreateBr(Body);
+  }
+  // The private stack of calls and alloca follows.
+  finishStack(Body);
+
+  Result.Body = F;
+  Result.Symbol.Name = Name.str();
+  Result.Symbol.ProgramLinkage = K->linkage == BRIG_LINKAGE_PROGRAM;
+  Result.Symbol.KernargSegmentSize = uint32_t(KernargSize);
+  Result.Symbol.KernargSegmentAlignment = KernargAlign;
+  Result.Symbol.GroupSegmentSize = uint32_t(GroupSize);
+  Result.Symbol.PrivateSegmentSize = uint32_t(PrivateSize);
+  return std::move(Result);
+}
+
+llvm::Error KernelLowering::declareCodeBlock() {
+  const uint32_t Begin = K->firstCodeBlockEntry, End = K->nextModuleEntry;
+  for (uint32_t Off = Begin; Off < End;) {
+    EntryRef<BrigBase> E = B.code<BrigBase>(Off);
+    if (!E)
+      return fail(Off, "malformed code entry");
+    if (E.kind() == BRIG_KIND_DIRECTIVE_LABEL)
+      Labels[Off] = llvm::BasicBlock::Create(
+          Ctx, B.string(B.code<BrigDirectiveLabel>(Off)->name).drop_front());
+    else if (E.kind() == BRIG_KIND_DIRECTIVE_VARIABLE) {
+      if (auto Err = declareVariable(B.code<BrigDirectiveVariable>(Off)))
+        return Err;
+    } else if (E.kind() == BRIG_KIND_DIRECTIVE_FBARRIER) {
+      if (auto Err = declareFbarrier(B.code<BrigDirectiveFbarrier>(Off)))
+        return Err;
+    }
+    Off += E.byteCount();
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error KernelLowering::lowerCodeBlock() {
+  const uint32_t Begin = K->firstCodeBlockEntry, End = K->nextModuleEntry;
   for (uint32_t Off = Begin; Off < End;) {
     EntryRef<BrigBase> E = B.code<BrigBase>(Off);
     if (E.kind() == BRIG_KIND_DIRECTIVE_LABEL) {
@@ -318,39 +417,12 @@ llvm::Expected<LoweredKernel> KernelLowering::run() {
         startBlock(llvm::BasicBlock::Create(Ctx, "after"));
       if (auto Err = lowerInstruction(B.code<BrigInstBase>(Off)))
         return Err;
-    } else if (E.kind() == BRIG_KIND_DIRECTIVE_ARG_BLOCK_START) {
-      return fail(Off, "calls (arg blocks) are not supported by this "
-                       "finalizer yet");
-    } else if (E.kind() == BRIG_KIND_DIRECTIVE_FBARRIER) {
-      return fail(Off, "fbarriers are not supported by this finalizer yet");
     }
-    // Other directives (loc, pragma, comment, control, variables) carry no
-    // code of their own.
+    // Directives (arg block bounds, variables, fbarriers, control, loc,
+    // pragma, comment) carry no code of their own.
     Off += E.byteCount();
   }
-  if (!Builder.GetInsertBlock()->getTerminator())
-    emitReturn();
-  // The entry block holds the register slots; it then enters the body, or
-  // in a resumable kernel the region the caller asks for.
-  AllocaBuilder.SetInsertPoint(Entry);
-  if (SplitAtBarriers) {
-    auto *Switch =
-        AllocaBuilder.CreateSwitch(F->getArg(2), Body, Resumes.size());
-    for (unsigned J = 0; J < Resumes.size(); ++J)
-      Switch->addCase(AllocaBuilder.getInt32(J + 1), Resumes[J]);
-    PrivateSize = RegisterFileOffset + RegisterFileSize;
-  } else {
-    AllocaBuilder.CreateBr(Body);
-  }
-
-  Result.Body = F;
-  Result.Symbol.Name = Name.str();
-  Result.Symbol.ProgramLinkage = K->linkage == BRIG_LINKAGE_PROGRAM;
-  Result.Symbol.KernargSegmentSize = uint32_t(KernargSize);
-  Result.Symbol.KernargSegmentAlignment = KernargAlign;
-  Result.Symbol.GroupSegmentSize = uint32_t(GroupSize);
-  Result.Symbol.PrivateSegmentSize = uint32_t(PrivateSize);
-  return std::move(Result);
+  return llvm::Error::success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -507,9 +579,17 @@ llvm::Expected<Value *> KernelLowering::address(EntryRef<BrigInstBase> I,
       return failInst(I, "address names an unknown variable");
     if (Home->Global) {
       Base = Home->Global;
+    } else if (Home->Segment == BRIG_SEGMENT_ARG) {
+      // Arg variables are memory of their own (LowerCall.cpp).
+      Base = argVariable(A->symbol);
+      if (!Base)
+        return failInst(I, "address names an unknown arg variable");
     } else {
       Offset =
           Builder.CreateAdd(Offset, llvm::ConstantInt::get(I64, Home->Offset));
+      if (Home->FrameRelative) // Function-scope private: in the frame.
+        Offset =
+            Builder.CreateAdd(Offset, Builder.CreateZExt(frameBase(), I64));
     }
   }
   if (!Base) {
@@ -562,7 +642,10 @@ llvm::Error KernelLowering::lowerInstruction(EntryRef<BrigInstBase> I) {
       &KernelLowering::tryArithmetic,
       &KernelLowering::tryMemory,
       &KernelLowering::tryWorkItem,
+      &KernelLowering::tryFbarrier, // Before tryControl: scheduled barriers.
       &KernelLowering::tryControl,
+      &KernelLowering::tryCall,
+      &KernelLowering::tryCrossLane,
   };
   for (Family Try : Families)
     if (std::optional<llvm::Error> Done = (this->*Try)(I))

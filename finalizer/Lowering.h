@@ -27,11 +27,16 @@ struct LoweredKernel {
   KernelSymbol Symbol; // EntrySymbol left empty; the target names it.
   llvm::Function *Body = nullptr;
   bool UsesBarrier = false;
+  /// Work-items wait at different points (waitfbar): Body is
+  /// `i32 (ptr kernarg, ptr wi, i32 resume, ptr group state)`, each work-item
+  /// resumes where it stopped (finalizer/LowerFbarrier.cpp).
+  bool Scheduled = false;
 };
 
 struct LoweredProgram {
   std::vector<LoweredKernel> Kernels;
   std::vector<VariableSymbol> Variables;
+  std::vector<IndirectFunctionSymbol> IndirectFunctions;
 };
 
 /// The queries a target defines; each takes the work-item pointer.

@@ -63,6 +63,38 @@ finalizeText(const std::string &Source) {
   return std::move(P);
 }
 
+/// Like finalizeText, for a program of several modules (each its own
+/// text); P.Brig holds the first module.
+inline llvm::Expected<FinalizedProgram>
+finalizeTexts(const std::vector<std::string> &Sources) {
+  FinalizedProgram P;
+  std::vector<std::vector<uint8_t>> Brigs;
+  finalizer::FinalizeRequest R;
+  for (size_t I = 0; I < Sources.size(); ++I) {
+    auto Brig = brig::assembler::assembleHsail(Sources[I]);
+    if (!Brig)
+      return Brig.takeError();
+    Brigs.push_back(std::move(*Brig));
+  }
+  for (size_t I = 0; I < Brigs.size(); ++I) {
+    auto M = brig::loadValidatedModule(Brigs[I],
+                                       "test" + std::to_string(I) + ".brig");
+    if (!M)
+      return M.takeError();
+    R.Modules.push_back(std::move(*M));
+  }
+  auto CO = finalizer::finalize(R);
+  if (!CO)
+    return CO.takeError();
+  P.Brig = std::move(Brigs.front());
+  P.Code = std::move(*CO);
+  auto L = finalizer::LoadedObject::load(P.Code, {});
+  if (!L)
+    return L.takeError();
+  P.Loaded = std::move(*L);
+  return P;
+}
+
 struct Grid {
   uint32_t Size[3] = {1, 1, 1};
   uint32_t WorkGroup[3] = {1, 1, 1};
