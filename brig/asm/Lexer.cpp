@@ -437,8 +437,9 @@ Token Lexer::lexString(size_t B) {
 Token Lexer::lexToken() {
   skipSpace();
   size_t N = Src.size();
-  if (Pos >= N)
-    return make(Tok::Eof, N, N);
+  // A NUL character ends the source text, as in the reference assembler.
+  if (Pos >= N || Src[Pos] == '\0')
+    return make(Tok::Eof, Pos, Pos);
 
   size_t B = Pos;
   char C = Src[B];

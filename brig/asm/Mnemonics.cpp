@@ -793,7 +793,6 @@ unsigned typeBits(unsigned T) {
   case BRIG_TYPE_S32:
   case BRIG_TYPE_F32:
   case BRIG_TYPE_B32:
-  case BRIG_TYPE_SIG32:
     return 32;
   case BRIG_TYPE_U64:
   case BRIG_TYPE_S64:
@@ -803,6 +802,7 @@ unsigned typeBits(unsigned T) {
   case BRIG_TYPE_ROIMG:
   case BRIG_TYPE_WOIMG:
   case BRIG_TYPE_RWIMG:
+  case BRIG_TYPE_SIG32: // signal handles are 64-bit in both machine models
   case BRIG_TYPE_SIG64:
     return 64;
   case BRIG_TYPE_B128:

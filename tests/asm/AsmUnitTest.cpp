@@ -172,3 +172,32 @@ TEST(AsmEmitter, ModuleLayout) {
 }
 
 } // namespace
+
+namespace {
+
+// Legitimate difference from HSAILasm: a comment inside a statement is a
+// syntax error there; openhsa-as skips it (it is not stored in BRIG, since
+// BRIG comments are statements). The result equals the comment-free text.
+TEST(AsmParser, CommentInsideStatementIsSkipped) {
+  auto A = assembleHsail("module &m:1:0:$full:$large:$default;\n"
+                         "kernel &k() {\n"
+                         "  add_u32 $s1, /* lhs */ $s2, $s3;\n"
+                         "};\n");
+  auto B = assembleHsail("module &m:1:0:$full:$large:$default;\n"
+                         "kernel &k() {\n"
+                         "  add_u32 $s1, $s2, $s3;\n"
+                         "};\n");
+  ASSERT_TRUE(bool(A)) << llvm::toString(A.takeError());
+  ASSERT_TRUE(bool(B)) << llvm::toString(B.takeError());
+  EXPECT_EQ(*A, *B);
+}
+
+TEST(AsmLexer, NulEndsTheSource) {
+  std::string Src = "module &m:1:0:$full:$large:$default;\n";
+  Src.push_back('\0');
+  Src += "garbage that is never read";
+  auto B = assembleHsail(Src);
+  EXPECT_TRUE(bool(B)) << llvm::toString(B.takeError());
+}
+
+} // namespace
