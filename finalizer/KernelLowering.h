@@ -137,6 +137,7 @@ private:
 
   // Instruction families. Each try* returns std::nullopt for an opcode it
   // does not handle; lowerInstruction asks them in turn (Lowering.cpp).
+  std::optional<llvm::Error> tryFloat(EntryRef<BrigInstBase> I);
   std::optional<llvm::Error> tryArithmetic(EntryRef<BrigInstBase> I);
   std::optional<llvm::Error> tryMemory(EntryRef<BrigInstBase> I);
   std::optional<llvm::Error> tryWorkItem(EntryRef<BrigInstBase> I);

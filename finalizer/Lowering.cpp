@@ -639,6 +639,7 @@ llvm::Error KernelLowering::lowerInstruction(EntryRef<BrigInstBase> I) {
   using Family =
       std::optional<llvm::Error> (KernelLowering::*)(EntryRef<BrigInstBase>);
   static constexpr Family Families[] = {
+      &KernelLowering::tryFloat, // Before tryArithmetic: float types.
       &KernelLowering::tryArithmetic,
       &KernelLowering::tryMemory,
       &KernelLowering::tryWorkItem,

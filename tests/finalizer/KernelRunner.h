@@ -134,6 +134,90 @@ inline void runKernel(const FinalizedProgram &P, const std::string &Name,
         Fn(Kernarg, &C, X, Y, Z);
 }
 
+/// A kernel around a few instructions, run once per element of arrays:
+/// register <class>I is loaded from element i of input array I (classes
+/// 'c' (a u32 0 or 1 in memory), 's', 'd', 'q'), Body runs, and register
+/// <Out>4 is stored to element i of the output array. Body may use
+/// registers 0-7 of each class.
+struct ElementwiseKernel {
+  std::string Header = "module &m:1:0:$full:$large:$default;";
+  std::string Body;
+  std::string In; // One class per input (at most 4).
+  char Out = 's';
+};
+
+inline unsigned elementwiseBytes(char Class) {
+  return Class == 'd' ? 8 : Class == 'q' ? 16 : 4;
+}
+
+inline std::string elementwiseSource(const ElementwiseKernel &K) {
+  std::string S = K.Header + "\nkernel &elementwise(kernarg_u64 %in0, "
+                             "kernarg_u64 %in1, kernarg_u64 %in2, "
+                             "kernarg_u64 %in3, kernarg_u64 %out)\n{\n"
+                             "\tworkitemabsid_u32 $s8, 0;\n"
+                             "\tcvt_u64_u32 $d8, $s8;\n";
+  auto Address = [&](const std::string &Arg, char Class) {
+    S += "\tmul_u64 $d9, $d8, " + std::to_string(elementwiseBytes(Class)) +
+         ";\n\tld_kernarg_align(8)_width(all)_u64 $d10, [%" + Arg +
+         "];\n\tadd_u64 $d10, $d10, $d9;\n";
+  };
+  for (size_t I = 0; I < K.In.size(); ++I) {
+    const char C = K.In[I];
+    const std::string N = std::to_string(I);
+    Address("in" + N, C);
+    if (C == 'c')
+      S += "\tld_global_u32 $s9, [$d10];\n\tcmp_ne_b1_u32 $c" + N +
+           ", $s9, 0;\n";
+    else
+      S += "\tld_global_b" + std::to_string(elementwiseBytes(C) * 8) + " $" +
+           C + N + ", [$d10];\n";
+  }
+  S += K.Body + "\n";
+  Address("out", K.Out);
+  if (K.Out == 'c')
+    S += "\tcvt_u32_b1 $s9, $c4;\n\tst_global_u32 $s9, [$d10];\n";
+  else
+    S += "\tst_global_b" + std::to_string(elementwiseBytes(K.Out) * 8) + " $" +
+         K.Out + "4, [$d10];\n";
+  return S + "\tret;\n};\n";
+}
+
+/// Runs K over the elements of Inputs (as many as K.In, each of the size of
+/// its class), returning the output elements (R of the output's size).
+template <typename R, typename... A>
+llvm::Expected<std::vector<R>> runElementwise(const ElementwiseKernel &K,
+                                              const std::vector<A> &...Inputs) {
+  static_assert(sizeof...(A) <= 4, "at most four inputs");
+  const void *Ptrs[4] = {nullptr, nullptr, nullptr, nullptr};
+  size_t Sizes[] = {Inputs.size()..., 0};
+  size_t Elem[] = {sizeof(A)..., 0};
+  const void *Datas[] = {static_cast<const void *>(Inputs.data())..., nullptr};
+  const size_t N = sizeof...(A) ? Sizes[0] : 1;
+  if (K.In.size() != sizeof...(A))
+    return llvm::createStringError("elementwise: input count mismatch");
+  for (size_t I = 0; I < sizeof...(A); ++I) {
+    if (Sizes[I] != N || Elem[I] != elementwiseBytes(K.In[I]))
+      return llvm::createStringError("elementwise: input " + std::to_string(I) +
+                                     " mismatch");
+    Ptrs[I] = Datas[I];
+  }
+  if (sizeof(R) != elementwiseBytes(K.Out))
+    return llvm::createStringError("elementwise: output size mismatch");
+  auto P = finalizeText(elementwiseSource(K));
+  if (!P)
+    return P.takeError();
+  std::vector<R> Out(N);
+  struct {
+    const void *In[4];
+    void *Out;
+  } Args{{Ptrs[0], Ptrs[1], Ptrs[2], Ptrs[3]}, Out.data()};
+  Grid G;
+  G.Size[0] = uint32_t(N);
+  G.WorkGroup[0] = 64;
+  runKernel(*P, "&elementwise", G, &Args);
+  return std::move(Out);
+}
+
 } // namespace openhsa::test
 
 #endif
