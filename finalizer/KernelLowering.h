@@ -53,14 +53,19 @@ inline unsigned typeBits(unsigned T) {
   case BRIG_TYPE_S32:
   case BRIG_TYPE_B32:
   case BRIG_TYPE_F32:
-  case BRIG_TYPE_SIG32:
     return (T & BRIG_TYPE_PACK_MASK) ? 0 : 32;
   case BRIG_TYPE_U64:
   case BRIG_TYPE_S64:
   case BRIG_TYPE_B64:
   case BRIG_TYPE_F64:
-  case BRIG_TYPE_SIG64:
     return (T & BRIG_TYPE_PACK_MASK) ? 0 : 64;
+  case BRIG_TYPE_ROIMG: // Opaque handles are 64 bits (PRM 4.13.3).
+  case BRIG_TYPE_WOIMG:
+  case BRIG_TYPE_RWIMG:
+  case BRIG_TYPE_SAMP:
+  case BRIG_TYPE_SIG32:
+  case BRIG_TYPE_SIG64:
+    return 64;
   case BRIG_TYPE_B128:
     return 128;
   }
