@@ -236,10 +236,16 @@ Value *FloatEmitter::roundPack(const Format &F, FloatMode M, Value *Neg,
     Value *HalfU = i64(uint64_t(1) << (63 - P));
     Value *RoundedU =
         B.CreateAdd(KeptU, Increment(KeptU, RemU, HalfU, B.getTrue()));
+    // Below 2^emin: an exponent under emin - 1, or emin - 1 without a
+    // carry into emin, or emin with a borrow out of it (exact magnitude
+    // just below a power of two that its f64 approximation rounded up to).
     Value *Tiny = B.CreateOr(
-        B.CreateICmpSLT(Exp, i32(F.emin() - 1)),
-        B.CreateAnd(B.CreateICmpEQ(Exp, i32(F.emin() - 1)),
-                    B.CreateICmpULT(RoundedU, i64(uint64_t(1) << P))));
+        B.CreateOr(
+            B.CreateICmpSLT(Exp, i32(F.emin() - 1)),
+            B.CreateAnd(B.CreateICmpEQ(Exp, i32(F.emin() - 1)),
+                        B.CreateICmpULT(RoundedU, i64(uint64_t(1) << P)))),
+        B.CreateAnd(B.CreateICmpEQ(Exp, i32(F.emin())),
+                    B.CreateICmpULT(RoundedU, i64(uint64_t(1) << (P - 1)))));
     Pat = B.CreateSelect(Tiny, i64(0), Pat);
   }
   Pat = B.CreateSelect(B.CreateICmpEQ(Sig, i64(0)), i64(0), Pat);
