@@ -1,5 +1,5 @@
 //===- benchmarks/DispatchHelpers.h - Native-kernel dispatch for benchmarks -*-
-//C++ -*-===//
+// C++ -*-===//
 //
 // What the runtime benchmarks share: the CPU agent, a native kernel through
 // the openhsa extension, and the AQL producer protocol (reserve a slot,

@@ -1,0 +1,196 @@
+/* hsa_example.c - see hsa_example.h. */
+#include "hsa_example.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void example_check(hsa_status_t status, const char *what, const char *file,
+                   int line) {
+  if (status == HSA_STATUS_SUCCESS || status == HSA_STATUS_INFO_BREAK)
+    return;
+  const char *text = "unknown status";
+  hsa_status_string(status, &text);
+  fprintf(stderr, "%s:%d: %s failed: %s\n", file, line, what, text);
+  exit(1);
+}
+
+double example_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+typedef struct {
+  hsa_device_type_t want;
+  hsa_agent_t *out;
+} find_agent_t;
+
+static hsa_status_t find_agent(hsa_agent_t agent, void *data) {
+  find_agent_t *f = (find_agent_t *)data;
+  hsa_device_type_t type;
+  CHECK(hsa_agent_get_info(agent, HSA_AGENT_INFO_DEVICE, &type));
+  uint32_t features = 0;
+  CHECK(hsa_agent_get_info(agent, HSA_AGENT_INFO_FEATURE, &features));
+  if (type == f->want && (features & HSA_AGENT_FEATURE_KERNEL_DISPATCH)) {
+    *f->out = agent;
+    return HSA_STATUS_INFO_BREAK;
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+static hsa_status_t find_regions(hsa_region_t region, void *data) {
+  example_t *ex = (example_t *)data;
+  hsa_region_segment_t segment;
+  CHECK(hsa_region_get_info(region, HSA_REGION_INFO_SEGMENT, &segment));
+  if (segment != HSA_REGION_SEGMENT_GLOBAL)
+    return HSA_STATUS_SUCCESS;
+  uint32_t flags;
+  CHECK(hsa_region_get_info(region, HSA_REGION_INFO_GLOBAL_FLAGS, &flags));
+  if ((flags & HSA_REGION_GLOBAL_FLAG_KERNARG) && !ex->kernarg_region.handle)
+    ex->kernarg_region = region;
+  if ((flags & HSA_REGION_GLOBAL_FLAG_FINE_GRAINED) && !ex->data_region.handle)
+    ex->data_region = region;
+  return HSA_STATUS_SUCCESS;
+}
+
+void example_init(example_t *ex, hsa_device_type_t device) {
+  memset(ex, 0, sizeof(*ex));
+  CHECK(hsa_init());
+  find_agent_t f = {device, &ex->agent};
+  if (hsa_iterate_agents(find_agent, &f) != HSA_STATUS_INFO_BREAK) {
+    fprintf(stderr, "no kernel agent of the requested type\n");
+    exit(1);
+  }
+  CHECK(hsa_agent_get_info(ex->agent, HSA_AGENT_INFO_NAME, ex->agent_name));
+  CHECK(hsa_agent_iterate_regions(ex->agent, find_regions, ex));
+  if (!ex->kernarg_region.handle || !ex->data_region.handle) {
+    fprintf(stderr, "the agent lacks a kernarg or fine-grained region\n");
+    exit(1);
+  }
+  CHECK(hsa_queue_create(ex->agent, 256, HSA_QUEUE_TYPE_SINGLE, NULL, NULL,
+                         UINT32_MAX, UINT32_MAX, &ex->queue));
+}
+
+double example_load(example_t *ex, const char *brig_path) {
+  FILE *file = fopen(brig_path, "rb");
+  if (!file) {
+    perror(brig_path);
+    exit(1);
+  }
+  fseek(file, 0, SEEK_END);
+  long size = ftell(file);
+  fseek(file, 0, SEEK_SET);
+  void *brig = malloc((size_t)size);
+  if (fread(brig, 1, (size_t)size, file) != (size_t)size) {
+    fprintf(stderr, "%s: short read\n", brig_path);
+    exit(1);
+  }
+  fclose(file);
+
+  double start = example_seconds();
+  hsa_ext_program_t program;
+  CHECK(hsa_ext_program_create(HSA_MACHINE_MODEL_LARGE, HSA_PROFILE_FULL,
+                               HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT, NULL,
+                               &program));
+  CHECK(hsa_ext_program_add_module(program, (hsa_ext_module_t)brig));
+  hsa_isa_t isa;
+  CHECK(hsa_agent_get_info(ex->agent, HSA_AGENT_INFO_ISA, &isa));
+  hsa_ext_control_directives_t directives;
+  memset(&directives, 0, sizeof(directives));
+  CHECK(hsa_ext_program_finalize(program, isa, 0, directives, NULL,
+                                 HSA_CODE_OBJECT_TYPE_PROGRAM,
+                                 &ex->code_object));
+  CHECK(hsa_ext_program_destroy(program));
+  CHECK(hsa_executable_create(HSA_PROFILE_FULL, HSA_EXECUTABLE_STATE_UNFROZEN,
+                              NULL, &ex->executable));
+  CHECK(hsa_executable_load_code_object(ex->executable, ex->agent,
+                                        ex->code_object, NULL));
+  CHECK(hsa_executable_freeze(ex->executable, NULL));
+  double elapsed = example_seconds() - start;
+  free(brig);
+  return elapsed;
+}
+
+example_kernel_t example_kernel(example_t *ex, const char *name) {
+  hsa_executable_symbol_t symbol;
+  CHECK(hsa_executable_get_symbol_by_name(ex->executable, name, &ex->agent,
+                                          &symbol));
+  example_kernel_t k;
+  CHECK(hsa_executable_symbol_get_info(
+      symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, &k.object));
+  CHECK(hsa_executable_symbol_get_info(
+      symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE,
+      &k.kernarg_size));
+  CHECK(hsa_executable_symbol_get_info(
+      symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE,
+      &k.group_size));
+  CHECK(hsa_executable_symbol_get_info(
+      symbol, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE,
+      &k.private_size));
+  return k;
+}
+
+void *example_alloc(example_t *ex, size_t size) {
+  void *p = NULL;
+  CHECK(hsa_memory_allocate(ex->data_region, size, &p));
+  return p;
+}
+
+void *example_kernarg(example_t *ex, const example_kernel_t *k) {
+  void *p = NULL;
+  CHECK(hsa_memory_allocate(ex->kernarg_region,
+                            k->kernarg_size ? k->kernarg_size : 16, &p));
+  memset(p, 0, k->kernarg_size);
+  return p;
+}
+
+double example_dispatch(example_t *ex, const example_kernel_t *k,
+                        const void *kernarg, uint32_t dims,
+                        const uint32_t grid[3], const uint16_t group[3],
+                        uint32_t dynamic_group_bytes) {
+  hsa_signal_t done;
+  CHECK(hsa_signal_create(1, 0, NULL, &done));
+  hsa_queue_t *q = ex->queue;
+  uint64_t index = hsa_queue_add_write_index_relaxed(q, 1);
+  while (index - hsa_queue_load_read_index_scacquire(q) >= q->size)
+    ; /* Full: wait for the packet processor. */
+  hsa_kernel_dispatch_packet_t *packet =
+      (hsa_kernel_dispatch_packet_t *)q->base_address + (index & (q->size - 1));
+  memset((char *)packet + 4, 0, sizeof(*packet) - 4);
+  packet->workgroup_size_x = group[0];
+  packet->workgroup_size_y = group[1];
+  packet->workgroup_size_z = group[2];
+  packet->grid_size_x = grid[0];
+  packet->grid_size_y = grid[1];
+  packet->grid_size_z = grid[2];
+  packet->kernel_object = k->object;
+  packet->kernarg_address = (void *)kernarg;
+  packet->group_segment_size = k->group_size + dynamic_group_bytes;
+  packet->private_segment_size = k->private_size;
+  packet->completion_signal = done;
+  uint16_t header =
+      (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) |
+      (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+      (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
+  uint16_t setup =
+      (uint16_t)(dims << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS);
+  double start = example_seconds();
+  __atomic_store_n((uint32_t *)packet, header | ((uint32_t)setup << 16),
+                   __ATOMIC_RELEASE);
+  hsa_signal_store_screlease(q->doorbell_signal, (hsa_signal_value_t)index);
+  while (hsa_signal_wait_scacquire(done, HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX,
+                                   HSA_WAIT_STATE_BLOCKED) != 0)
+    ;
+  double elapsed = example_seconds() - start;
+  CHECK(hsa_signal_destroy(done));
+  return elapsed;
+}
+
+void example_shutdown(example_t *ex) {
+  CHECK(hsa_executable_destroy(ex->executable));
+  CHECK(hsa_code_object_destroy(ex->code_object));
+  CHECK(hsa_queue_destroy(ex->queue));
+  CHECK(hsa_shut_down());
+}
