@@ -234,6 +234,7 @@ private:
   llvm::Error runInlined(Value *StackPointer);
   llvm::Error lowerAlloca(EntryRef<BrigInstBase> I);
   llvm::Error declareFbarrier(EntryRef<BrigDirectiveFbarrier> D);
+  llvm::Error checkFbarriers(const CallSummary &Calls);
   llvm::Expected<Value *> fbarrierOffset(EntryRef<BrigInstBase> I,
                                          unsigned Index);
   llvm::Error lowerFbarrier(EntryRef<BrigInstBase> I);
@@ -288,6 +289,7 @@ public:
   llvm::Expected<llvm::GlobalVariable *>
   codeBlockGlobal(const BrigModule &B, EntryRef<BrigDirectiveVariable> V);
   static llvm::StringRef moduleName(const BrigModule &B);
+  unsigned moduleFbarrierCount() const; // LowerFbarrier.cpp
 
 private:
   llvm::Error declareModuleVariable(const BrigModule &B,

@@ -473,6 +473,12 @@ llvm::Error KernelLowering::runFunction(llvm::Function *Fn) {
                 "calls), which this finalizer supports only in functions "
                 "called directly from kernels (it inlines them); an indirect "
                 "function cannot wait");
+  // An indirect function is finalized on its own: its control directives
+  // are checked here (PRM 13.4), those of other functions with the kernels
+  // that call them.
+  if (K.kind() == BRIG_KIND_DIRECTIVE_INDIRECT_FUNCTION)
+    if (auto Err = recordControls(B, K))
+      return Err;
   F = Fn;
   Kernarg = F->getArg(0);
   Kernarg->setName("kernarg");

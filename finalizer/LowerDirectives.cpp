@@ -76,10 +76,11 @@ llvm::Error KernelLowering::recordControl(const BrigModule &M,
                                           EntryRef<BrigDirectiveControl> C) {
   OffsetList Ops = M.offsetList(C->operands);
   auto Fail = [&](const llvm::Twine &Why) {
-    return makeBrigError(M.name(), "hsa_code", C.Offset,
-                         "kernel '" + B.string(K->name) +
-                             "': control directive '" +
-                             controlName(C->control) + "': " + Why);
+    return makeBrigError(
+        M.name(), "hsa_code", C.Offset,
+        (Kind == BodyKind::Kernel ? "kernel '" : "function '") +
+            B.string(K->name) + "': control directive '" +
+            controlName(C->control) + "': " + Why);
   };
   // Operand J: an integer constant, or WAVESIZE (1 on the CPU agent).
   uint64_t Values[3] = {0, 0, 0};

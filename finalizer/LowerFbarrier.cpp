@@ -39,6 +39,9 @@ namespace openhsa::finalizer::detail {
 
 namespace {
 constexpr uint64_t FbarrierBytes = 16;
+// The fbarriers per work-group the CPU agent reports
+// (HSA_AGENT_INFO_FBARRIER_MAX_SIZE, cpu_agent/CpuAgent.h).
+constexpr unsigned MaxFbarriers = 32;
 // Byte offsets of the counters of an fbarrier and of the group state.
 constexpr unsigned Members = 0, Arrived = 4, Generation = 8;
 constexpr unsigned GroupArrived = 0, GroupGeneration = 4, GroupItems = 8;
@@ -60,6 +63,38 @@ ProgramLowering::declareModuleFbarrier(const BrigModule &B,
     Known = VarHomes.emplace(Symbol, H).first;
   }
   ModuleVars[{&B, D.Offset}] = Known->second;
+  return llvm::Error::success();
+}
+
+unsigned ProgramLowering::moduleFbarrierCount() const {
+  unsigned N = 0;
+  for (const auto &[Symbol, Home] : VarHomes)
+    N += llvm::StringRef(Symbol).starts_with("hsa.fbar.");
+  return N;
+}
+
+llvm::Error KernelLowering::checkFbarriers(const CallSummary &Calls) {
+  // PRM 9.2.1: a kernel using more fbarriers than its agent supports is an
+  // error. Counted: those of the kernel and of the functions it calls, and
+  // every module-scope one of the program (each has its group memory).
+  auto Count = [](const BrigModule &M, EntryRef<BrigDirectiveExecutable> X) {
+    unsigned N = 0;
+    for (uint32_t Off = X->firstCodeBlockEntry; Off < X->nextModuleEntry;) {
+      EntryRef<BrigBase> E = M.code<BrigBase>(Off);
+      if (!E)
+        break;
+      N += E.kind() == BRIG_KIND_DIRECTIVE_FBARRIER;
+      Off += E.byteCount();
+    }
+    return N;
+  };
+  unsigned N = Count(B, K) + P.moduleFbarrierCount();
+  for (const FunctionDef *D : Calls.Callees)
+    N += Count(*D->B, D->X);
+  if (N > MaxFbarriers)
+    return fail(K.Offset, "uses " + llvm::Twine(N) +
+                              " fbarriers; the CPU agent supports " +
+                              llvm::Twine(MaxFbarriers) + " per work-group");
   return llvm::Error::success();
 }
 

@@ -331,6 +331,8 @@ llvm::Expected<LoweredKernel> KernelLowering::run() {
   // directives of the kernel and of the functions it calls (PRM 13.4).
   if (auto Err = declareCodeBlock())
     return Err;
+  if (auto Err = checkFbarriers(Calls))
+    return Err;
   if (auto Err = recordControls(B, K))
     return Err;
   for (FunctionDef *D : Calls.Callees)

@@ -267,6 +267,11 @@ TEST(DirectivesTest, UnsupportedOrConflictingFormsAreRefused) {
               "kernel &k()\n{\n\tenablebreakexceptions 1;\n\tret;\n};\n");
   EXPECT_NE(E.find("'enablebreakexceptions'"), std::string::npos) << E;
   EXPECT_NE(E.find("BREAK"), std::string::npos) << E;
+  E = errorOf(Head + "indirect function &f()()\n{\n"
+                     "\tenablebreakexceptions 2;\n\tret;\n};\n");
+  EXPECT_NE(E.find("function '&f': control directive 'enablebreakexceptions'"),
+            std::string::npos)
+      << E;
   E = errorOf(R"(
 module &m:1:0:$full:$large:$default;
 extension "IMAGE";

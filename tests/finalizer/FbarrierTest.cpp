@@ -381,4 +381,23 @@ TEST(FbarrierTest, WaitInAnIndirectFunctionIsRefused) {
   EXPECT_NE(E.find("an indirect function cannot wait"), std::string::npos) << E;
 }
 
+// PRM 9.2.1: a kernel using more fbarriers than the agent supports (32)
+// is an error of the finalizer.
+TEST(FbarrierTest, MoreFbarriersThanTheAgentSupportsIsAnError) {
+  auto Kernel = [](unsigned N) {
+    std::string S = "module &m:1:0:$full:$large:$default;\n"
+                    "prog fbarrier &shared;\n"
+                    "kernel &k()\n{\n";
+    for (unsigned I = 1; I < N; ++I)
+      S += "\tfbarrier %fb" + std::to_string(I) + ";\n";
+    return S + "\tret;\n};\n";
+  };
+  auto P = finalizeText(Kernel(32));
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  P = finalizeText(Kernel(33));
+  ASSERT_FALSE(bool(P));
+  std::string E = llvm::toString(P.takeError());
+  EXPECT_NE(E.find("kernel '&k': uses 33 fbarriers"), std::string::npos) << E;
+}
+
 } // namespace
