@@ -4,6 +4,8 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+
 namespace openhsa::brig::assembler {
 
 char AsmError::ID = 0;
@@ -47,7 +49,8 @@ std::string formatDiagnostic(llvm::StringRef FileName, llvm::StringRef Source,
     llvm::StringRef Text = lineOf(Source, Loc.Line);
     OS << Text << '\n';
     // Keep tabs so the caret lines up with the echoed source line.
-    for (uint32_t I = 1; I < Loc.Col; ++I)
+    uint32_t Col = std::min<uint32_t>(Loc.Col, uint32_t(Text.size()) + 1);
+    for (uint32_t I = 1; I < Col; ++I)
       OS << (I - 1 < Text.size() && Text[I - 1] == '\t' ? '\t' : ' ');
     OS << "^\n";
   }

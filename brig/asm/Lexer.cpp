@@ -120,6 +120,7 @@ void Lexer::lexBlockComment(size_t B) {
     Queue.push_back(std::move(T));
   };
   size_t I = B + 2;
+  SourceLoc StartLoc = locAt(B);
   if (IsEnd(I)) {
     Pos = I + 2;
   } else {
@@ -136,7 +137,9 @@ void Lexer::lexBlockComment(size_t B) {
     }
     while (true) {
       if (I >= N) {
-        Queue.push_back(error(B, "premature end of comment"));
+        Token E = error(B, "premature end of comment");
+        E.Loc = StartLoc; // B lies on an earlier line than LineStart now
+        Queue.push_back(std::move(E));
         return;
       }
       if (IsEnd(I)) {
