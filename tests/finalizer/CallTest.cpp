@@ -353,12 +353,25 @@ TEST(CallTest, IndirectCallsThroughAFunctionTable) {
 const char *WaitingFunctions = R"(
 module &m:1:0:$full:$large:$default;
 
+function &plus(arg_u32 %r)(arg_u32 %a, arg_u32 %b)
+{
+	ld_arg_u32	$s0, [%a];
+	ld_arg_u32	$s1, [%b];
+	add_u32	$s0, $s0, $s1;
+	st_arg_u32	$s0, [%r];
+	ret;
+};
+
 // Reverses values across the work-group through a function-scope group
-// array; the value and the work-item id cross the barrier in registers.
+// array; the work-item id crosses the barrier in a register, the value in
+// a function-scope private variable; then a call of a function that does
+// not wait.
 function &reverse(arg_u32 %r)(arg_u32 %v)
 {
 	group_u32 %tile[64];
+	private_u32 %saved;
 	ld_arg_u32	$s0, [%v];
+	st_private_u32	$s0, [%saved];
 	workitemid_u32	$s1, 0;
 	shl_u32	$s2, $s1, 2;
 	st_group_u32	$s0, [%tile][$s2];
@@ -368,7 +381,16 @@ function &reverse(arg_u32 %r)(arg_u32 %v)
 	sub_u32	$s3, $s3, $s1;
 	shl_u32	$s3, $s3, 2;
 	ld_group_u32	$s4, [%tile][$s3];
-	add_u32	$s4, $s4, $s0;
+	ld_private_u32	$s0, [%saved];
+	{
+		arg_u32 %pr;
+		arg_u32 %pa;
+		arg_u32 %pb;
+		st_arg_u32	$s4, [%pa];
+		st_arg_u32	$s0, [%pb];
+		call	&plus (%pr) (%pa, %pb);
+		ld_arg_u32	$s4, [%pr];
+	}
 	barrier;
 	st_arg_u32	$s4, [%r];
 	ret;
