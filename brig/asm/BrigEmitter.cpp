@@ -84,6 +84,7 @@ bool isLocalName(llvm::StringRef N) { return N.starts_with("%"); }
 struct Symbol {
   uint32_t Offset;
   uint16_t Kind;
+  bool IsDef = true;
 };
 
 using Scope = std::map<std::string, Symbol, std::less<>>;
@@ -129,8 +130,12 @@ private:
 
   const Symbol *find(llvm::StringRef Name,
                      std::optional<uint16_t> Kind = std::nullopt) const;
+  bool declareGlobal(const std::string &Name, uint32_t Off, uint16_t Kind,
+                     bool IsDef, SourceLoc L);
+  bool declareIn(Scope &S, const std::string &Name, uint32_t Off, uint16_t Kind,
+                 SourceLoc L);
   bool addLocalSymbol(const std::string &Name, uint32_t Off, uint16_t Kind,
-                      uint8_t Segment, SourceLoc L);
+                      bool IsDef, uint8_t Segment, SourceLoc L);
 
   bool emitStmt(const Stmt &S);
   bool emitStmts(const std::vector<Stmt> &Body);
@@ -204,23 +209,41 @@ const Symbol *Emitter::find(llvm::StringRef Name,
   return nullptr;
 }
 
-bool Emitter::addLocalSymbol(const std::string &Name, uint32_t Off,
-                             uint16_t Kind, uint8_t Segment, SourceLoc L) {
-  if (!isLocalName(Name)) {
-    Global.emplace(Name, Symbol{Off, Kind});
+// A global name may be declared any number of times and defined once, always
+// as the same kind of entity; the first declaration stays the one that
+// references bind to (definitions replace it when the module is finished).
+bool Emitter::declareGlobal(const std::string &Name, uint32_t Off,
+                            uint16_t Kind, bool IsDef, SourceLoc L) {
+  auto [It, Inserted] = Global.emplace(Name, Symbol{Off, Kind, IsDef});
+  if (Inserted)
     return true;
-  }
+  Symbol &Old = It->second;
+  if (Old.Kind != Kind || Kind == BRIG_KIND_DIRECTIVE_MODULE ||
+      Kind == BRIG_KIND_DIRECTIVE_SIGNATURE || (Old.IsDef && IsDef))
+    return fail(L, "invalid identifier redefinition: " + Name);
+  Old.IsDef = Old.IsDef || IsDef;
+  return true;
+}
+
+bool Emitter::declareIn(Scope &S, const std::string &Name, uint32_t Off,
+                        uint16_t Kind, SourceLoc L) {
+  if (!S.emplace(Name, Symbol{Off, Kind, true}).second)
+    return fail(L, "invalid variable redefinition: " + Name);
+  return true;
+}
+
+bool Emitter::addLocalSymbol(const std::string &Name, uint32_t Off,
+                             uint16_t Kind, bool IsDef, uint8_t Segment,
+                             SourceLoc L) {
+  if (!isLocalName(Name))
+    return declareGlobal(Name, Off, Kind, IsDef, L);
   if (!Arg && !Func)
     return true; // not visible anywhere (e.g. outside any code block)
-  if (Segment != BRIG_SEGMENT_ARG) {
-    if (Func)
-      Func->emplace(Name, Symbol{Off, Kind});
-    return true;
-  }
+  if (Segment != BRIG_SEGMENT_ARG)
+    return !Func || declareIn(*Func, Name, Off, Kind, L);
   if (!Arg)
     return fail(L, "no argument scope available at this location");
-  Arg->emplace(Name, Symbol{Off, Kind});
-  return true;
+  return declareIn(*Arg, Name, Off, Kind, L);
 }
 
 bool Emitter::emitStmts(const std::vector<Stmt> &Body) {
@@ -273,7 +296,8 @@ bool Emitter::emitModule(const ModuleDirective &M) {
   D.machineModel = M.MachineModel;
   D.defaultFloatRound = M.DefaultRound;
   Code.write(Off, D);
-  Global.emplace(M.Name, Symbol{Off, BRIG_KIND_DIRECTIVE_MODULE});
+  if (!declareGlobal(M.Name, Off, BRIG_KIND_DIRECTIVE_MODULE, true, M.Loc))
+    return false;
   Top.push_back(TopEntry{Off, BRIG_KIND_DIRECTIVE_MODULE, M.Name, true, 0});
   return true;
 }
@@ -388,8 +412,8 @@ bool Emitter::emitVariable(const Variable &V) {
                  : V.Segment == BRIG_SEGMENT_READONLY
                      ? BRIG_ALLOCATION_AGENT
                      : BRIG_ALLOCATION_AUTOMATIC;
-  if (!addLocalSymbol(V.Name, Off, BRIG_KIND_DIRECTIVE_VARIABLE, V.Segment,
-                      V.Loc))
+  if (!addLocalSymbol(V.Name, Off, BRIG_KIND_DIRECTIVE_VARIABLE, !V.IsDecl,
+                      V.Segment, V.Loc))
     return false;
   if (V.Align)
     D.align = *V.Align;
@@ -445,9 +469,12 @@ bool Emitter::emitFbarrier(const Fbarrier &F) {
   if (isLocalName(F.Name)) {
     if (!Func)
       return fail(F.Loc, "local symbol declared at global scope");
-    Func->emplace(F.Name, Symbol{Off, BRIG_KIND_DIRECTIVE_FBARRIER});
+    if (!declareIn(*Func, F.Name, Off, BRIG_KIND_DIRECTIVE_FBARRIER, F.Loc))
+      return false;
   } else {
-    Global.emplace(F.Name, Symbol{Off, BRIG_KIND_DIRECTIVE_FBARRIER});
+    if (!declareGlobal(F.Name, Off, BRIG_KIND_DIRECTIVE_FBARRIER, !F.IsDecl,
+                       F.Loc))
+      return false;
   }
   if (F.IsModuleLevel)
     D.linkage = F.Linkage ? *F.Linkage : uint8_t(BRIG_LINKAGE_MODULE);
@@ -466,7 +493,9 @@ bool Emitter::emitExecutable(const Executable &E) {
   uint32_t Off = Code.append(D);
   D.base = base(sizeof D, E.Kind);
   D.name = addString(E.Name);
-  Global.emplace(E.Name, Symbol{Off, E.Kind});
+  bool IsDef = E.Kind == BRIG_KIND_DIRECTIVE_SIGNATURE || !E.IsDecl;
+  if (!declareGlobal(E.Name, Off, E.Kind, IsDef, E.Loc))
+    return false;
   D.firstInArg = D.firstCodeBlockEntry = D.nextModuleEntry = Code.size();
   if (E.Linkage)
     D.linkage = *E.Linkage;
@@ -487,7 +516,6 @@ bool Emitter::emitExecutable(const Executable &E) {
   if (Failed)
     return false;
 
-  bool IsDef = E.Kind == BRIG_KIND_DIRECTIVE_SIGNATURE || !E.IsDecl;
   D.modifier = IsDef ? BRIG_EXECUTABLE_DEFINITION : 0;
   if (!E.HasBody) {
     Code.write(Off, D);
@@ -501,7 +529,9 @@ bool Emitter::emitExecutable(const Executable &E) {
       PD.linkage = BRIG_LINKAGE_FUNCTION;
       PD.allocation = BRIG_ALLOCATION_AUTOMATIC;
       Code.write(POff, PD);
-      Func->emplace(V->Name, Symbol{POff, BRIG_KIND_DIRECTIVE_VARIABLE});
+      if (!declareIn(*Func, V->Name, POff, BRIG_KIND_DIRECTIVE_VARIABLE,
+                     V->Loc))
+        return false;
     }
     // Write the directive now so that the body can refer to it (recursion).
     Code.write(Off, D);
