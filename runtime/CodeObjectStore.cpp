@@ -34,18 +34,52 @@ const finalizer::VariableSymbol &CodeSymbol::variable() const {
   return Owner->Object->Variables[Index];
 }
 
+const finalizer::IndirectFunctionSymbol &CodeSymbol::indirectFunction() const {
+  return Owner->Object->IndirectFunctions[Index];
+}
+
+const std::string &CodeSymbol::name() const {
+  switch (Kind) {
+  case HSA_SYMBOL_KIND_KERNEL:
+    return kernel().Name;
+  case HSA_SYMBOL_KIND_INDIRECT_FUNCTION:
+    return indirectFunction().Name;
+  default:
+    return variable().Name;
+  }
+}
+
+const std::string &CodeSymbol::moduleName() const {
+  switch (Kind) {
+  case HSA_SYMBOL_KIND_KERNEL:
+    return kernel().ModuleName;
+  case HSA_SYMBOL_KIND_INDIRECT_FUNCTION:
+    return indirectFunction().ModuleName;
+  default:
+    return variable().ModuleName;
+  }
+}
+
+bool CodeSymbol::programLinkage() const {
+  switch (Kind) {
+  case HSA_SYMBOL_KIND_KERNEL:
+    return kernel().ProgramLinkage;
+  case HSA_SYMBOL_KIND_INDIRECT_FUNCTION:
+    return indirectFunction().ProgramLinkage;
+  default:
+    return variable().ProgramLinkage;
+  }
+}
+
 hsa_status_t CodeSymbol::getInfo(hsa_code_symbol_info_t Attribute,
                                  void *Value) const {
-  const std::string &Name = Kernel ? kernel().Name : variable().Name;
-  const bool ProgramLinkage =
-      Kernel ? kernel().ProgramLinkage : variable().ProgramLinkage;
-  const std::string Module =
-      ProgramLinkage ? ""
-                     : (Kernel ? kernel().ModuleName : variable().ModuleName);
+  const std::string &Name = name();
+  const bool ProgramLinkage = programLinkage();
+  // Module linkage only: program-linkage symbols report no module.
+  const std::string Module = ProgramLinkage ? "" : moduleName();
   switch (Attribute) {
   case HSA_CODE_SYMBOL_INFO_TYPE:
-    put<hsa_symbol_kind_t>(Value, Kernel ? HSA_SYMBOL_KIND_KERNEL
-                                         : HSA_SYMBOL_KIND_VARIABLE);
+    put<hsa_symbol_kind_t>(Value, Kind);
     return HSA_STATUS_SUCCESS;
   case HSA_CODE_SYMBOL_INFO_NAME_LENGTH:
     put<uint32_t>(Value, uint32_t(Name.size()));
@@ -65,12 +99,19 @@ hsa_status_t CodeSymbol::getInfo(hsa_code_symbol_info_t Attribute,
                                          : HSA_SYMBOL_LINKAGE_MODULE);
     return HSA_STATUS_SUCCESS;
   case HSA_CODE_SYMBOL_INFO_IS_DEFINITION:
-    put<bool>(Value, Kernel ? true : variable().Definition);
+    put<bool>(Value,
+              Kind == HSA_SYMBOL_KIND_VARIABLE ? variable().Definition : true);
     return HSA_STATUS_SUCCESS;
   default:
     break;
   }
-  if (!Kernel) {
+  if (Kind == HSA_SYMBOL_KIND_INDIRECT_FUNCTION) {
+    if (Attribute != HSA_CODE_SYMBOL_INFO_INDIRECT_FUNCTION_CALL_CONVENTION)
+      return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    put<uint32_t>(Value, 0); // The ISA's only call convention.
+    return HSA_STATUS_SUCCESS;
+  }
+  if (Kind == HSA_SYMBOL_KIND_VARIABLE) {
     const finalizer::VariableSymbol &V = variable();
     switch (Attribute) {
     case HSA_CODE_SYMBOL_INFO_VARIABLE_ALLOCATION:
@@ -120,8 +161,6 @@ hsa_status_t CodeSymbol::getInfo(hsa_code_symbol_info_t Attribute,
     put<uint32_t>(Value, 0); // The ISA's only call convention.
     return HSA_STATUS_SUCCESS;
   default:
-    // Includes INDIRECT_FUNCTION_CALL_CONVENTION: no symbol is an indirect
-    // function.
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   }
 }
@@ -173,15 +212,10 @@ hsa_status_t StoredCodeObject::getInfo(hsa_code_object_info_t Attribute,
 const CodeSymbol *StoredCodeObject::find(llvm::StringRef Module,
                                          llvm::StringRef Name) const {
   for (const auto &S : Symbols) {
-    const bool Program =
-        S->Kernel ? S->kernel().ProgramLinkage : S->variable().ProgramLinkage;
-    const std::string &SymName =
-        S->Kernel ? S->kernel().Name : S->variable().Name;
-    const std::string &SymModule =
-        S->Kernel ? S->kernel().ModuleName : S->variable().ModuleName;
-    if (SymName != Name)
+    if (S->name() != Name)
       continue;
-    if (Module.empty() ? Program : (!Program && SymModule == Module))
+    const bool Program = S->programLinkage();
+    if (Module.empty() ? Program : (!Program && S->moduleName() == Module))
       return S.get();
   }
   return nullptr;
@@ -213,19 +247,19 @@ CodeObjectStore::executableSymbol(hsa_executable_symbol_t H) const {
 StoredCodeObject *CodeObjectStore::addCodeObject(finalizer::CodeObject CO) {
   auto Stored = std::make_unique<StoredCodeObject>();
   Stored->Object = std::make_shared<const finalizer::CodeObject>(std::move(CO));
-  for (uint32_t I = 0; I < Stored->Object->Kernels.size(); ++I) {
-    auto S = std::make_unique<CodeSymbol>();
-    S->Owner = Stored.get();
-    S->Kernel = true;
-    S->Index = I;
-    Stored->Symbols.push_back(std::move(S));
-  }
-  for (uint32_t I = 0; I < Stored->Object->Variables.size(); ++I) {
-    auto S = std::make_unique<CodeSymbol>();
-    S->Owner = Stored.get();
-    S->Index = I;
-    Stored->Symbols.push_back(std::move(S));
-  }
+  auto Add = [&](hsa_symbol_kind_t Kind, size_t Count) {
+    for (uint32_t I = 0; I < Count; ++I) {
+      auto S = std::make_unique<CodeSymbol>();
+      S->Owner = Stored.get();
+      S->Kind = Kind;
+      S->Index = I;
+      Stored->Symbols.push_back(std::move(S));
+    }
+  };
+  Add(HSA_SYMBOL_KIND_KERNEL, Stored->Object->Kernels.size());
+  Add(HSA_SYMBOL_KIND_VARIABLE, Stored->Object->Variables.size());
+  Add(HSA_SYMBOL_KIND_INDIRECT_FUNCTION,
+      Stored->Object->IndirectFunctions.size());
   for (const auto &S : Stored->Symbols)
     CodeSymbols.add(S.get());
   return CodeObjects.add(std::move(Stored));

@@ -32,12 +32,12 @@ class Executable;
 struct ExecutableSymbol;
 struct StoredCodeObject;
 
-/// A symbol of a 1.0 code object (hsa_code_symbol_t): a kernel or a
-/// variable of the code object's metadata.
+/// A symbol of a 1.0 code object (hsa_code_symbol_t): a kernel, a variable
+/// or an indirect function of the code object's metadata.
 struct CodeSymbol {
   const StoredCodeObject *Owner = nullptr;
-  bool Kernel = false;
-  uint32_t Index = 0; // Into Kernels or Variables.
+  hsa_symbol_kind_t Kind = HSA_SYMBOL_KIND_VARIABLE;
+  uint32_t Index = 0; // Into Kernels, Variables or IndirectFunctions.
 
   hsa_code_symbol_t handle() const {
     return {static_cast<uint64_t>(reinterpret_cast<uintptr_t>(this))};
@@ -48,6 +48,10 @@ struct CodeSymbol {
   }
   const finalizer::KernelSymbol &kernel() const;
   const finalizer::VariableSymbol &variable() const;
+  const finalizer::IndirectFunctionSymbol &indirectFunction() const;
+  const std::string &name() const;
+  const std::string &moduleName() const;
+  bool programLinkage() const;
   hsa_status_t getInfo(hsa_code_symbol_info_t Attribute, void *Value) const;
 };
 
@@ -56,7 +60,8 @@ struct CodeSymbol {
 /// under them.
 struct StoredCodeObject {
   std::shared_ptr<const finalizer::CodeObject> Object;
-  std::vector<std::unique_ptr<CodeSymbol>> Symbols; // Kernels, then variables.
+  /// Kernels, then variables, then indirect functions.
+  std::vector<std::unique_ptr<CodeSymbol>> Symbols;
 
   hsa_code_object_t handle() const {
     return {static_cast<uint64_t>(reinterpret_cast<uintptr_t>(this))};

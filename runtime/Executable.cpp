@@ -150,10 +150,23 @@ hsa_status_t ExecutableSymbol::getInfo(hsa_executable_symbol_info_t Attribute,
       break;
     put<uint32_t>(Value, 0); // The ISA's only call convention.
     return HSA_STATUS_SUCCESS;
-  case HSA_EXECUTABLE_SYMBOL_INFO_INDIRECT_FUNCTION_OBJECT:
+  case HSA_EXECUTABLE_SYMBOL_INFO_INDIRECT_FUNCTION_OBJECT: {
+    if (Kind != HSA_SYMBOL_KIND_INDIRECT_FUNCTION)
+      break;
+    // 32 bits in the small machine model, 64 in the large one.
+    const uint64_t Handle =
+        Owner->frozen() ? uint64_t(reinterpret_cast<uintptr_t>(Address)) : 0;
+    if (SmallModel)
+      put<uint32_t>(Value, uint32_t(Handle));
+    else
+      put<uint64_t>(Value, Handle);
+    return HSA_STATUS_SUCCESS;
+  }
   case HSA_EXECUTABLE_SYMBOL_INFO_INDIRECT_FUNCTION_CALL_CONVENTION:
-    // Code objects hold no indirect functions yet, so no symbol is one.
-    break;
+    if (Kind != HSA_SYMBOL_KIND_INDIRECT_FUNCTION)
+      break;
+    put<uint32_t>(Value, 0); // The ISA's only call convention.
+    return HSA_STATUS_SUCCESS;
   }
   // Unknown attributes, and attributes of another kind of symbol.
   return HSA_STATUS_ERROR_INVALID_ARGUMENT;
@@ -290,14 +303,19 @@ hsa_status_t Executable::load(const Agent *A,
     return HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS;
   if (!A && ProgramObjectLoaded)
     return HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS; // At most once.
-  if (A)
-    for (const finalizer::KernelSymbol &K : CO->Kernels) {
-      // A code object loads at most once per agent.
-      const ExecutableSymbol *Old =
-          findLocked(keyOf(K.ModuleName, K.ProgramLinkage, K.Name), A);
-      if (Old && Old->Owning == A)
+  if (A) {
+    // A code object loads at most once per agent.
+    auto LoadedFor = [&](const std::string &Key) {
+      const ExecutableSymbol *Old = findLocked(Key, A);
+      return Old && Old->Owning == A;
+    };
+    for (const finalizer::KernelSymbol &K : CO->Kernels)
+      if (LoadedFor(keyOf(K.ModuleName, K.ProgramLinkage, K.Name)))
         return HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS;
-    }
+    for (const finalizer::IndirectFunctionSymbol &F : CO->IndirectFunctions)
+      if (LoadedFor(keyOf(F.ModuleName, F.ProgramLinkage, F.Name)))
+        return HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS;
+  }
 
   if (!A) {
     // The program code object: our code objects keep their variables with
@@ -422,6 +440,21 @@ hsa_status_t Executable::load(const Agent *A,
     S->Owning = A;
     S->Kernel = D;
     S->DynamicCallStack = K.DynamicCallStack;
+    Added.push_back(std::move(S));
+  }
+
+  for (const finalizer::IndirectFunctionSymbol &F : CO->IndirectFunctions) {
+    auto Handle = (*Code)->address(F.ObjectSymbol);
+    if (!Handle)
+      return Fail(Handle.takeError());
+    auto S = std::make_unique<ExecutableSymbol>();
+    S->Owner = this;
+    S->Kind = HSA_SYMBOL_KIND_INDIRECT_FUNCTION;
+    S->Name = F.Name;
+    S->ModuleName = F.ProgramLinkage ? "" : F.ModuleName;
+    S->Owning = A;
+    S->Address = *Handle;
+    S->SmallModel = CO->MachineModel == HSA_MACHINE_MODEL_SMALL;
     Added.push_back(std::move(S));
   }
 

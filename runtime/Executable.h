@@ -37,7 +37,8 @@ namespace cpu {
 struct KernelDescriptor;
 }
 
-/// A symbol of an executable (hsa_executable_symbol_t).
+/// A symbol of an executable (hsa_executable_symbol_t): a kernel, a
+/// variable or an indirect function.
 struct ExecutableSymbol {
   Executable *Owner = nullptr;
   hsa_symbol_kind_t Kind = HSA_SYMBOL_KIND_VARIABLE;
@@ -54,7 +55,11 @@ struct ExecutableSymbol {
   uint64_t Size = 0; // 0: an external variable of unknown size.
   bool Constant = false;
   bool External = false; // Defined by the application.
+  /// Variables: their address; indirect functions: their code handle.
   void *Address = nullptr;
+  /// Indirect functions: the code's machine model is small (32-bit
+  /// function objects).
+  bool SmallModel = false;
 
   // Kernels.
   cpu::KernelDescriptor *Kernel = nullptr;

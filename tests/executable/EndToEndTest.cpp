@@ -265,6 +265,86 @@ prog kernel &read_shared(kernarg_u64 %out)
   EXPECT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
 }
 
+TEST_F(EndToEnd, IndirectFunctionThroughItsObject) {
+  hsa_code_object_t CO = finalizeText(R"(module &ind:1:0:$full:$large:$default;
+
+signature &sig(arg_u32 %r)(arg_u32 %x);
+
+prog indirect function &twice(arg_u32 %r)(arg_u32 %x)
+{
+    ld_arg_u32 $s0, [%x];
+    add_u32 $s0, $s0, $s0;
+    st_arg_u32 $s0, [%r];
+    ret;
+};
+
+prog kernel &call_twice(kernarg_u64 %out, kernarg_u64 %fn)
+{
+    ld_kernarg_u64 $d0, [%out];
+    ld_kernarg_u64 $d1, [%fn];
+    {
+        arg_u32 %r;
+        arg_u32 %x;
+        st_arg_u32 21, [%x];
+        icall_u64 $d1 (%r) (%x) &sig;
+        ld_arg_u32 $s0, [%r];
+    }
+    st_global_u32 $s0, [$d0];
+    ret;
+};
+)");
+  ASSERT_NE(CO.handle, 0u);
+  hsa_code_symbol_t CodeSym{0};
+  ASSERT_EQ(hsa_code_object_get_symbol(CO, "&twice", &CodeSym),
+            HSA_STATUS_SUCCESS);
+  hsa_symbol_kind_t Kind = HSA_SYMBOL_KIND_VARIABLE;
+  EXPECT_EQ(hsa_code_symbol_get_info(CodeSym, HSA_CODE_SYMBOL_INFO_TYPE, &Kind),
+            HSA_STATUS_SUCCESS);
+  EXPECT_EQ(Kind, HSA_SYMBOL_KIND_INDIRECT_FUNCTION);
+  uint32_t Convention = 7;
+  EXPECT_EQ(hsa_code_symbol_get_info(
+                CodeSym, HSA_CODE_SYMBOL_INFO_INDIRECT_FUNCTION_CALL_CONVENTION,
+                &Convention),
+            HSA_STATUS_SUCCESS);
+  EXPECT_EQ(Convention, 0u);
+
+  hsa_executable_t E = makeExecutable();
+  ASSERT_EQ(hsa_executable_load_code_object(E, Cpu, CO, nullptr),
+            HSA_STATUS_SUCCESS);
+  hsa_executable_symbol_t F{0};
+  ASSERT_EQ(hsa_executable_get_symbol_by_name(E, "&twice", &Cpu, &F),
+            HSA_STATUS_SUCCESS);
+  EXPECT_EQ(symbolInfo<hsa_symbol_kind_t>(F, HSA_EXECUTABLE_SYMBOL_INFO_TYPE),
+            HSA_SYMBOL_KIND_INDIRECT_FUNCTION);
+  EXPECT_EQ(symbolInfo<uint64_t>(
+                F, HSA_EXECUTABLE_SYMBOL_INFO_INDIRECT_FUNCTION_OBJECT),
+            0u); // Not frozen yet.
+  ASSERT_EQ(hsa_executable_freeze(E, nullptr), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(symbolInfo<hsa_agent_t>(F, HSA_EXECUTABLE_SYMBOL_INFO_AGENT).handle,
+            Cpu.handle);
+  EXPECT_EQ(
+      symbolInfo<uint32_t>(
+          F, HSA_EXECUTABLE_SYMBOL_INFO_INDIRECT_FUNCTION_CALL_CONVENTION),
+      0u);
+  const uint64_t Object = symbolInfo<uint64_t>(
+      F, HSA_EXECUTABLE_SYMBOL_INFO_INDIRECT_FUNCTION_OBJECT);
+  ASSERT_NE(Object, 0u);
+  uint64_t Ignored;
+  EXPECT_EQ(hsa_executable_symbol_get_info(
+                F, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, &Ignored),
+            HSA_STATUS_ERROR_INVALID_ARGUMENT);
+
+  uint32_t Out = 0;
+  struct {
+    uint32_t *Out;
+    uint64_t Fn;
+  } Args{&Out, Object};
+  ASSERT_TRUE(dispatch(kernel(E, "&call_twice"), &Args, sizeof(Args), 1, 1));
+  EXPECT_EQ(Out, 42u);
+  EXPECT_EQ(hsa_executable_destroy(E), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
+}
+
 // A code object serialized to a file here is loaded and run by another
 // process (this binary, run again on the DISABLED_ test below).
 TEST_F(EndToEnd, CodeObjectFromAnotherProcess) {
