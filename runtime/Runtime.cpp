@@ -82,14 +82,16 @@ Runtime::~Runtime() {
   // Executables next (no dispatch can be in flight now): their kernels
   // leave cpu::liveKernels() and their code is unmapped.
   CodeObjects.reset();
+  // Buffers the application did not free go back to their regions while
+  // the agents owning those regions still exist.
+  for (auto &[Ptr, A] : Allocations)
+    A.Home->free(const_cast<char *>(Ptr), A.Size);
+  Allocations.clear();
   Agents.clear();
   for (auto &[Ptr, S] : Signals)
     liveSignals().remove(Ptr);
   Signals.clear();
   Groups.clear();
-  for (auto &[Ptr, A] : Allocations)
-    A.Home->free(const_cast<char *>(Ptr), A.Size);
-  Allocations.clear();
   // Native kernels registered through the openhsa extension die with the
   // agents they were made for.
   for (const cpu::KernelDescriptor *K : cpu::liveKernels().snapshot()) {

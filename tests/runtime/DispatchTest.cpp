@@ -426,7 +426,9 @@ TEST_F(DispatchSegments, CompletionSignalIsDecremented) {
   hsa_signal_t Done = makeSignal(3);
   auto P = singleItemPacket(K, nullptr, Done);
   submitPacket(Queue, &P, packetHeader(HSA_PACKET_TYPE_KERNEL_DISPATCH));
-  // Multi-group (asynchronous) dispatch too.
+  EXPECT_EQ(waitUntil(Done, HSA_SIGNAL_CONDITION_LT, 3), 2);
+  EXPECT_TRUE(staysAt(Done, 2)) << "decremented more than once";
+  // A multi-group dispatch: decremented once, not once per work-group.
   auto Many = dispatchPacket(K, nullptr, 1, {4096, 1, 1}, {16, 1, 1}, Done);
   submitPacket(Queue, &Many, packetHeader(HSA_PACKET_TYPE_KERNEL_DISPATCH));
   EXPECT_EQ(waitUntil(Done, HSA_SIGNAL_CONDITION_EQ, 1), 1);

@@ -152,6 +152,30 @@ TEST_F(Memory, AllocateAndFree) {
   }
 }
 
+// HSA Runtime 2.1, 2.7.2: buffers the application never freed are released
+// by the last hsa_shut_down (in TearDown here), small and node-mapped large
+// ones alike, without touching anything already torn down (an
+// AddressSanitizer build of the runtime checks the latter), and a new
+// runtime starts clean afterwards.
+TEST_F(Memory, UnfreedBuffersAtShutDown) {
+  for (int Round = 0; Round < 2; ++Round) {
+    for (hsa_region_t R : {Regions.Fine, Regions.Coarse, Regions.Kernarg})
+      for (size_t Size : {size_t(64), size_t(2) << 20}) {
+        void *P = nullptr;
+        ASSERT_EQ(hsa_memory_allocate(R, Size, &P), HSA_STATUS_SUCCESS);
+        std::memset(P, 1, Size);
+      }
+    if (Round == 0) {
+      ASSERT_EQ(hsa_shut_down(), HSA_STATUS_SUCCESS);
+      ASSERT_EQ(hsa_init(), HSA_STATUS_SUCCESS);
+      Regions = AgentRegions();
+      ASSERT_EQ(hsa_iterate_agents(findCpuAgent, &Cpu), HSA_STATUS_INFO_BREAK);
+      ASSERT_EQ(hsa_agent_iterate_regions(Cpu, classifyRegion, &Regions),
+                HSA_STATUS_SUCCESS);
+    }
+  }
+}
+
 // HSA Runtime 2.7.2: hsa_memory_allocate error paths.
 TEST_F(Memory, AllocateErrors) {
   void *P = reinterpret_cast<void *>(0x1);

@@ -55,7 +55,8 @@ TEST_F(System, EveryAttribute) {
   using Mask = std::array<uint8_t, 128>;
   const Mask Extensions = systemInfo<Mask>(HSA_SYSTEM_INFO_EXTENSIONS);
   EXPECT_TRUE(bitSet(Extensions.data(), HSA_EXTENSION_OPENHSA));
-  EXPECT_FALSE(bitSet(Extensions.data(), HSA_EXTENSION_FINALIZER));
+  EXPECT_TRUE(bitSet(Extensions.data(), HSA_EXTENSION_FINALIZER));
+  // Not implemented yet (its own issue).
   EXPECT_FALSE(bitSet(Extensions.data(), HSA_EXTENSION_IMAGES));
   // The mask agrees with hsa_system_major_extension_supported bit by bit.
   for (unsigned Id = 0; Id < 1024; ++Id) {
@@ -117,13 +118,13 @@ TEST_F(System, ExtensionNames) {
 }
 
 // HSA Runtime 2.3.3: the 1.0 query (exact version) and the major-version
-// query. The finalizer and images extensions are not implemented yet;
-// openhsa 1.0 is.
+// query. The finalizer 1.00 and openhsa 1.0 extensions are implemented; the
+// images extension is not yet, nor are performance counters or profiling
+// events.
 TEST_F(System, ExtensionSupport) {
   bool Result = true;
   for (uint16_t Id : std::initializer_list<uint16_t>{
-           HSA_EXTENSION_FINALIZER, HSA_EXTENSION_IMAGES,
-           HSA_EXTENSION_PERFORMANCE_COUNTERS,
+           HSA_EXTENSION_IMAGES, HSA_EXTENSION_PERFORMANCE_COUNTERS,
            HSA_EXTENSION_PROFILING_EVENTS}) {
     Result = true;
     EXPECT_EQ(hsa_system_extension_supported(Id, 1, 0, &Result),
@@ -136,6 +137,16 @@ TEST_F(System, ExtensionSupport) {
     EXPECT_FALSE(Result) << Id;
   }
 
+  for (uint16_t Id :
+       {uint16_t(HSA_EXTENSION_FINALIZER), uint16_t(HSA_EXTENSION_OPENHSA)}) {
+    Result = false;
+    EXPECT_EQ(hsa_system_extension_supported(Id, 1, 0, &Result),
+              HSA_STATUS_SUCCESS);
+    EXPECT_TRUE(Result) << Id;
+    EXPECT_EQ(hsa_system_extension_supported(Id, 1, 1, &Result),
+              HSA_STATUS_SUCCESS);
+    EXPECT_FALSE(Result) << Id << ": minor version 1 does not exist";
+  }
   Result = false;
   EXPECT_EQ(
       hsa_system_extension_supported(HSA_EXTENSION_OPENHSA, 1, 0, &Result),
@@ -215,12 +226,25 @@ TEST_F(System, MajorExtensionTable) {
       EXPECT_EQ(Partial[I], 0xA5) << "length " << Length << ", byte " << I;
   }
 
+  // The finalizer's table: its six functions, the library's exports.
+  hsa_ext_finalizer_1_00_pfn_t Finalizer;
+  std::memset(&Finalizer, 0, sizeof(Finalizer));
+  ASSERT_EQ(hsa_system_get_major_extension_table(HSA_EXTENSION_FINALIZER, 1,
+                                                 sizeof(Finalizer), &Finalizer),
+            HSA_STATUS_SUCCESS);
+  EXPECT_EQ(Finalizer.hsa_ext_program_create, &hsa_ext_program_create);
+  EXPECT_EQ(Finalizer.hsa_ext_program_destroy, &hsa_ext_program_destroy);
+  EXPECT_EQ(Finalizer.hsa_ext_program_add_module, &hsa_ext_program_add_module);
+  EXPECT_EQ(Finalizer.hsa_ext_program_iterate_modules,
+            &hsa_ext_program_iterate_modules);
+  EXPECT_EQ(Finalizer.hsa_ext_program_get_info, &hsa_ext_program_get_info);
+  EXPECT_EQ(Finalizer.hsa_ext_program_finalize, &hsa_ext_program_finalize);
+
   // Unsupported extensions and versions, null table: INVALID_ARGUMENT.
   unsigned char Buffer[256];
   for (uint16_t Id : std::initializer_list<uint16_t>{
-           HSA_EXTENSION_FINALIZER, HSA_EXTENSION_IMAGES,
-           HSA_EXTENSION_PERFORMANCE_COUNTERS, HSA_EXTENSION_PROFILING_EVENTS,
-           uint16_t(0x250)})
+           HSA_EXTENSION_IMAGES, HSA_EXTENSION_PERFORMANCE_COUNTERS,
+           HSA_EXTENSION_PROFILING_EVENTS, uint16_t(0x250)})
     EXPECT_EQ(
         hsa_system_get_major_extension_table(Id, 1, sizeof(Buffer), Buffer),
         HSA_STATUS_ERROR_INVALID_ARGUMENT)
@@ -241,9 +265,17 @@ TEST_F(System, ExtensionTable10) {
             HSA_STATUS_SUCCESS);
   EXPECT_EQ(std::memcmp(&Table, &Ext, sizeof(Table)), 0);
 
-  hsa_ext_finalizer_1_00_pfn_t Finalizer;
-  EXPECT_EQ(
+  hsa_ext_finalizer_1_00_pfn_t Finalizer, FinalizerMajor;
+  ASSERT_EQ(
       hsa_system_get_extension_table(HSA_EXTENSION_FINALIZER, 1, 0, &Finalizer),
+      HSA_STATUS_SUCCESS);
+  ASSERT_EQ(hsa_system_get_major_extension_table(HSA_EXTENSION_FINALIZER, 1,
+                                                 sizeof(FinalizerMajor),
+                                                 &FinalizerMajor),
+            HSA_STATUS_SUCCESS);
+  EXPECT_EQ(std::memcmp(&Finalizer, &FinalizerMajor, sizeof(Finalizer)), 0);
+  EXPECT_EQ(
+      hsa_system_get_extension_table(HSA_EXTENSION_FINALIZER, 1, 1, &Finalizer),
       HSA_STATUS_ERROR_INVALID_ARGUMENT);
   hsa_ext_images_1_00_pfn_t Images;
   EXPECT_EQ(hsa_system_get_extension_table(HSA_EXTENSION_IMAGES, 1, 0, &Images),
