@@ -121,6 +121,27 @@ bool FloatEmitter::fast(llvm::Type *T, FloatMode M) const {
   return !T->isHalfTy() && M.Round == FloatRound::NearEven && !M.Ftz;
 }
 
+/// f32 rounded to nearest even with ftz, the base profile's arithmetic:
+/// the host's operation (or its f64 form) rounds, and the exact result's
+/// relation to the smallest normal decides tininess.
+static bool nearFtz32(llvm::Type *T, FloatMode M) {
+  return T->isFloatTy() && M.Round == FloatRound::NearEven && M.Ftz;
+}
+
+/// Below this magnitude an f32 result rounded to nearest even with an
+/// unbounded exponent is below the smallest normal: 2^-126 (1 - 2^-25).
+static constexpr double TinyF32Near = 0x1p-126 - 0x1p-151;
+
+Value *FloatEmitter::flushTiny(Value *R, Value *Tiny) {
+  llvm::Type *T = R->getType();
+  return B.CreateSelect(Tiny, copySign(llvm::ConstantFP::get(T, 0.0), R), R);
+}
+
+Value *FloatEmitter::tinyNear32(Value *D) {
+  return B.CreateFCmpOLT(B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, D),
+                         llvm::ConstantFP::get(B.getDoubleTy(), TinyF32Near));
+}
+
 FloatEmitter::Unpacked FloatEmitter::unpack(Value *D) {
   Unpacked U;
   Value *I = bits(D);
@@ -453,6 +474,9 @@ Value *FloatEmitter::add(Value *X, Value *Y, FloatMode M) {
   Value *R;
   if (fast(T, M)) {
     R = B.CreateFAdd(X, Y);
+  } else if (nearFtz32(T, M)) {
+    // A sum that is tiny is exact, so tiny exactly when subnormal.
+    R = flush(B.CreateFAdd(X, Y));
   } else if (T->isDoubleTy()) {
     R = add64(X, Y, M);
   } else {
@@ -477,14 +501,20 @@ Value *FloatEmitter::mul(Value *X, Value *Y, FloatMode M) {
     Y = flush(Y);
   }
   Value *R;
-  if (fast(T, M))
+  if (fast(T, M)) {
     R = B.CreateFMul(X, Y);
-  else if (T->isDoubleTy())
+  } else if (nearFtz32(T, M)) {
+    // The product is exact in f64.
+    Value *P = B.CreateFMul(B.CreateFPExt(X, B.getDoubleTy()),
+                            B.CreateFPExt(Y, B.getDoubleTy()));
+    R = flushTiny(B.CreateFPTrunc(P, T), tinyNear32(P));
+  } else if (T->isDoubleTy()) {
     R = mul64(X, Y, M);
-  else // Exact in f64.
+  } else { // Exact in f64.
     R = narrow(B.CreateFMul(B.CreateFPExt(X, B.getDoubleTy()),
                             B.CreateFPExt(Y, B.getDoubleTy())),
                i32(0), T, M);
+  }
   return propagateNaN(R, {X, Y});
 }
 
@@ -497,6 +527,13 @@ Value *FloatEmitter::div(Value *X, Value *Y, FloatMode M) {
   Value *R;
   if (fast(T, M)) {
     R = B.CreateFDiv(X, Y);
+  } else if (nearFtz32(T, M)) {
+    // The f64 quotient rounds to f32 as the exact one does (53 >= 2*24+2),
+    // and is below the tininess bound exactly when the exact one is (a
+    // quotient of f32 values within 2^-53 of the bound is the bound).
+    Value *Q = B.CreateFDiv(B.CreateFPExt(X, B.getDoubleTy()),
+                            B.CreateFPExt(Y, B.getDoubleTy()));
+    R = flushTiny(B.CreateFPTrunc(Q, T), tinyNear32(Q));
   } else if (T->isDoubleTy()) {
     R = div64(X, Y, M);
   } else {
@@ -521,6 +558,18 @@ Value *FloatEmitter::fma(Value *X, Value *Y, Value *Z, FloatMode M) {
   Value *R;
   if (fast(T, M)) {
     R = fmaIntrinsic(X, Y, Z);
+  } else if (nearFtz32(T, M)) {
+    // The host's fma rounds; the exact sum (TwoSum of the exact f64
+    // product and the addend) decides tininess.
+    Value *P = B.CreateFMul(B.CreateFPExt(X, B.getDoubleTy()),
+                            B.CreateFPExt(Y, B.getDoubleTy()));
+    auto [S, E] = twoSum(P, B.CreateFPExt(Z, B.getDoubleTy()));
+    Value *AtBound =
+        B.CreateFCmpOEQ(B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, S),
+                        llvm::ConstantFP::get(B.getDoubleTy(), TinyF32Near));
+    Value *Below = B.CreateICmpSLT(relative(sign(E), signBit(S)), i32(0));
+    R = flushTiny(fmaIntrinsic(X, Y, Z),
+                  B.CreateOr(tinyNear32(S), B.CreateAnd(AtBound, Below)));
   } else if (T->isDoubleTy()) {
     R = fma64(X, Y, Z, M);
   } else {
@@ -540,7 +589,8 @@ Value *FloatEmitter::sqrt(Value *X, FloatMode M) {
   if (M.Ftz)
     X = flush(X);
   Value *R;
-  if (fast(T, M)) {
+  if (fast(T, M) || nearFtz32(T, M)) {
+    // Square roots of normal (or flushed) values are never tiny.
     R = B.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, X);
   } else if (T->isDoubleTy()) {
     R = sqrt64(X, M);

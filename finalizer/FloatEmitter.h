@@ -105,6 +105,8 @@ private:
   llvm::Value *fmaIntrinsic(llvm::Value *X, llvm::Value *Y, llvm::Value *Z);
   llvm::Value *propagateNaN(llvm::Value *R, llvm::ArrayRef<llvm::Value *> Srcs);
   bool fast(llvm::Type *T, FloatMode M) const;
+  llvm::Value *flushTiny(llvm::Value *R, llvm::Value *Tiny);
+  llvm::Value *tinyNear32(llvm::Value *D);
 
   Unpacked unpack(llvm::Value *D);
   llvm::Value *roundPack(const Format &F, FloatMode M, llvm::Value *Neg,

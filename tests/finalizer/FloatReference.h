@@ -240,7 +240,12 @@ inline std::vector<uint32_t> edgeF32() {
       0x00800001, 0x00ffffff, 0x01000000, 0x3f800000, 0x3f800001, 0x3fc00000,
       0x40000000, 0x40400000, 0x3dcccccd, 0x3eaaaaab, 0x4b000000, 0x4b000001,
       0x33800000, 0x34000000, 0x5f800000, 0x1f800000, 0x7f7fffff, 0x7f7ffffe,
-      0x7f000000, 0x7f800000, 0x7fc00001, 0x7f800123, 0x3f7fffff, 0x26800000};
+      0x7f000000, 0x7f800000, 0x7fc00001, 0x7f800123, 0x3f7fffff, 0x26800000,
+      // Products just above (1 - 2^-24) * 2^-126: normal after rounding to
+      // the subnormal grid, tiny after rounding with unbounded exponent.
+      0x3f31f7bb, 0x00b81f90, 0x3fb4fd92, 0x005a862a,
+      // A product in (1 - 2^-25, 1) * 2^-126: not tiny rounding to nearest.
+      0x3f350f52, 0x00b4fa95};
   const size_t N = V.size();
   for (size_t I = 0; I < N; ++I)
     V.push_back(V[I] | 0x80000000);
@@ -258,7 +263,11 @@ inline std::vector<uint64_t> edgeF64() {
       0x3cb0000000000000, 0x5ff0000000000000, 0x1ff0000000000000,
       0x7fefffffffffffff, 0x7feffffffffffffe, 0x7fe0000000000000,
       0x7ff0000000000000, 0x7ff8000000000001, 0x7ff0000000000123,
-      0x3fefffffffffffff, 0x2000000000000000, 0x0340000000000000};
+      0x3fefffffffffffff, 0x2000000000000000, 0x0340000000000000,
+      // A product just above (1 - 2^-53) * 2^-1022 (as in edgeF32).
+      0x3feffffffbfffffe, 0x0010000002000001,
+      // A product in (1 - 2^-54, 1) * 2^-1022.
+      0x3feffffffe000000, 0x0010000001000000};
   const size_t N = V.size();
   for (size_t I = 0; I < N; ++I)
     V.push_back(V[I] | 0x8000000000000000ull);
@@ -270,7 +279,11 @@ inline std::vector<uint16_t> edgeF16() {
                              0x0401, 0x07ff, 0x3c00, 0x3c01, 0x3e00, 0x4000,
                              0x4200, 0x2e66, 0x3555, 0x6400, 0x6401, 0x1400,
                              0x1800, 0x7bff, 0x7bfe, 0x7800, 0x7c00, 0x7e01,
-                             0x7c23, 0x3bff, 0x0800, 0x5bff};
+                             0x7c23, 0x3bff, 0x0800, 0x5bff,
+                             // A product just above (1 - 2^-11) * 2^-14.
+                             0x3811, 0x07de,
+                             // A product in (1 - 2^-12, 1) * 2^-14.
+                             0x39a8, 0x05a8};
   const size_t N = V.size();
   for (size_t I = 0; I < N; ++I)
     V.push_back(V[I] | 0x8000);
