@@ -262,6 +262,74 @@ TEST(FloatTest, F32ArithmeticAllModes) { checkArithmetic(F32); }
 TEST(FloatTest, F64ArithmeticAllModes) { checkArithmetic(F64); }
 TEST(FloatTest, F16ArithmeticAllModes) { checkArithmetic(F16); }
 
+/// An f64 with a random 53-bit significand, sign S and exponent E (biased,
+/// 1..2046), or a subnormal for E == 0.
+uint64_t makeF64(Rng &R, bool S, int E) {
+  return (S ? F64.signBit() : 0) | uint64_t(E) << 52 |
+         (R.next() & ((uint64_t(1) << 52) - 1));
+}
+
+// f64 results whose exponents are at the edges of what the exact sequences
+// handle: products and quotients into and below the subnormal range and
+// near overflow, fused sums with the addend from far above to far below
+// the product (around the 2^65 and 2^-105 relative bounds), cancelling
+// sums, in every mode, with and without ftz.
+TEST(FloatTest, F64ExponentEdges) {
+  Rng R(2024);
+  std::vector<std::vector<uint64_t>> Mul(2), Fma(3);
+  for (int I = 0; I < 4000; ++I) {
+    const bool S1 = R.next() & 1, S2 = R.next() & 1;
+    // Exponent sums from -1200 to +1100 around the limits.
+    const int E1 = 1 + int(R.next() % 2046);
+    const int Target =
+        (R.next() & 1) ? -1022 - int(R.next() % 80) : 1023 - int(R.next() % 6);
+    int E2 = Target - (E1 - 1023) + 1023 + int(R.next() % 5) - 2;
+    E2 = std::max(0, std::min(2046, E2));
+    Mul[0].push_back(makeF64(R, S1, E1));
+    Mul[1].push_back(makeF64(R, S2, E2));
+  }
+  for (int I = 0; I < 6000; ++I) {
+    const bool S1 = R.next() & 1, S2 = R.next() & 1, S3 = R.next() & 1;
+    const int E1 = 400 + int(R.next() % 1200);
+    const int E2 = 1 + int(R.next() % 1000);
+    const int Prod = E1 + E2 - 1023; // Biased exponent of the product.
+    // The addend from 120 above to 130 below the product.
+    int E3 = Prod + 120 - int(R.next() % 251);
+    if (I % 5 == 0)
+      E3 = Prod; // Cancellation candidates.
+    E3 = std::max(0, std::min(2046, E3));
+    uint64_t Z = makeF64(R, S3, E3);
+    uint64_t X = makeF64(R, S1, E1), Y = makeF64(R, S2, E2);
+    if (I % 5 == 0) { // z close to -x*y.
+      const double P = doubleOf(X) * doubleOf(Y);
+      Z = bitsOf(-P) ^ (R.next() & 3);
+    }
+    if (I % 7 == 0) // Results in the subnormal range.
+      X = makeF64(R, S1, std::max(1, 1023 - 1022 - (E2 - 1023) - 2));
+    Fma[0].push_back(X);
+    Fma[1].push_back(Y);
+    Fma[2].push_back(Z);
+  }
+  for (Round Rd : AllRounds)
+    for (bool Ftz : {false, true}) {
+      for (char Op : {'*', '/', 'f'}) {
+        const std::string Name = Op == '*' ? "mul" : Op == '/' ? "div" : "fma";
+        const auto &Cols = Op == 'f' ? Fma : Mul;
+        const std::string Inst = Name + mods(Rd, Ftz) + "_f64";
+        std::vector<uint64_t> Got = runFloat(FullHeader, F64, Inst, Cols);
+        ASSERT_EQ(Got.size(), Cols[0].size()) << Inst;
+        for (size_t I = 0; I < Got.size(); ++I) {
+          const uint64_t X = Cols[0][I], Y = Cols[1][I],
+                         Z = Op == 'f' ? Cols[2][I] : 0;
+          const uint64_t Want = bitsOf(hostArith<double>(
+              Op, Rd, Ftz, doubleOf(X), doubleOf(Y), doubleOf(Z)));
+          ASSERT_TRUE(sameFloat(F64, Got[I], Want, {X, Y, Z}))
+              << Inst << " " << hex(X) << " " << hex(Y) << " " << hex(Z);
+        }
+      }
+    }
+}
+
 // PRM 5.12: mad is fused here (the single-round method), in every mode.
 TEST(FloatTest, MadIsSingleRounding) {
   auto Cols = operandsFor(F32, 3);
