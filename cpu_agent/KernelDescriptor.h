@@ -22,6 +22,26 @@ class Agent;
 
 namespace cpu {
 
+/// Limits a kernel's control directives (PRM 13.4) put on its dispatches;
+/// zero means unconstrained.
+struct DispatchConstraints {
+  uint32_t RequiredGridSize[3] = {0, 0, 0};
+  uint32_t RequiredWorkgroupSize[3] = {0, 0, 0};
+  uint8_t RequiredDim = 0;
+  bool RequireNoPartialWorkgroups = false;
+  uint64_t MaxFlatGridSize = 0;
+  uint32_t MaxFlatWorkgroupSize = 0;
+  uint32_t MaxDynamicGroupSize = 0;
+
+  bool any() const {
+    return RequiredGridSize[0] || RequiredGridSize[1] || RequiredGridSize[2] ||
+           RequiredWorkgroupSize[0] || RequiredWorkgroupSize[1] ||
+           RequiredWorkgroupSize[2] || RequiredDim ||
+           RequireNoPartialWorkgroups || MaxFlatGridSize ||
+           MaxFlatWorkgroupSize || MaxDynamicGroupSize;
+  }
+};
+
 struct KernelDescriptor {
   hsa_ext_openhsa_workgroup_fn_t Entry = nullptr;
   void *UserData = nullptr;
@@ -31,6 +51,9 @@ struct KernelDescriptor {
   uint32_t PrivateSegmentSize = 0; // Per work-item.
   uint32_t KernargSegmentSize = 0;
   uint32_t KernargSegmentAlignment = 16;
+  /// Checked at dispatch when HasConstraints is set.
+  DispatchConstraints Constraints;
+  bool HasConstraints = false;
 
   uint64_t kernelObject() const {
     return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(this));

@@ -432,6 +432,17 @@ hsa_status_t Executable::load(const Agent *A,
     D->KernargSegmentSize = (K.KernargSegmentSize + 15) / 16 * 16;
     D->KernargSegmentAlignment =
         std::max<uint32_t>(16, K.KernargSegmentAlignment);
+    cpu::DispatchConstraints &C = D->Constraints;
+    for (unsigned I = 0; I < 3; ++I) {
+      C.RequiredGridSize[I] = K.RequiredGridSize[I];
+      C.RequiredWorkgroupSize[I] = K.RequiredWorkgroupSize[I];
+    }
+    C.RequiredDim = K.RequiredDim;
+    C.RequireNoPartialWorkgroups = K.RequireNoPartialWorkgroups;
+    C.MaxFlatGridSize = K.MaxFlatGridSize;
+    C.MaxFlatWorkgroupSize = K.MaxFlatWorkgroupSize;
+    C.MaxDynamicGroupSize = K.MaxDynamicGroupSize;
+    D->HasConstraints = C.any();
     auto S = std::make_unique<ExecutableSymbol>();
     S->Owner = this;
     S->Kind = HSA_SYMBOL_KIND_KERNEL;
