@@ -115,10 +115,13 @@ Value *FloatEmitter::propagateNaN(Value *R, llvm::ArrayRef<Value *> Srcs) {
   return R;
 }
 
-bool FloatEmitter::fast(llvm::Type *T, FloatMode M) const {
+bool FloatEmitter::fast(llvm::Type *T, FloatMode M, bool Fused) const {
   // The host's own f32 and f64 arithmetic is IEEE round to nearest even
-  // with gradual underflow.
-  return !T->isHalfTy() && M.Round == FloatRound::NearEven && !M.Ftz;
+  // with gradual underflow. LLVM computes f16 operations in f32 and rounds
+  // each result to f16, which for +, -, *, / and sqrt is the correctly
+  // rounded f16 result (24 >= 2 * 11 + 2: double rounding is innocuous);
+  // not for a fused multiply-add.
+  return !(T->isHalfTy() && Fused) && M.Round == FloatRound::NearEven && !M.Ftz;
 }
 
 /// f32 rounded to nearest even with ftz, the base profile's arithmetic:
@@ -556,7 +559,7 @@ Value *FloatEmitter::fma(Value *X, Value *Y, Value *Z, FloatMode M) {
     Z = flush(Z);
   }
   Value *R;
-  if (fast(T, M)) {
+  if (fast(T, M, /*Fused=*/true)) {
     R = fmaIntrinsic(X, Y, Z);
   } else if (nearFtz32(T, M)) {
     // The host's fma rounds; the exact sum (TwoSum of the exact f64
@@ -883,7 +886,10 @@ Value *FloatEmitter::convert(Value *X, llvm::Type *To, FloatMode M) {
     X = flush(X);
   if (To->getPrimitiveSizeInBits() > From->getPrimitiveSizeInBits())
     return quiet(B.CreateFPExt(X, To)); // Exact.
-  if (fast(To, M) && From->isDoubleTy())
+  // f64 to f32 and f32 to f16 are single host instructions (f64 to f16
+  // would be a libcall).
+  if (fast(To, M) && (From->isDoubleTy() || From->isFloatTy()) &&
+      !(From->isDoubleTy() && To->isHalfTy()))
     return quiet(B.CreateFPTrunc(X, To));
   Value *X64 = From->isDoubleTy() ? X : B.CreateFPExt(X, B.getDoubleTy());
   return narrow(X64, i32(0), To, M);

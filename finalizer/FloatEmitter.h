@@ -104,7 +104,7 @@ private:
                                                  llvm::Value *Y);
   llvm::Value *fmaIntrinsic(llvm::Value *X, llvm::Value *Y, llvm::Value *Z);
   llvm::Value *propagateNaN(llvm::Value *R, llvm::ArrayRef<llvm::Value *> Srcs);
-  bool fast(llvm::Type *T, FloatMode M) const;
+  bool fast(llvm::Type *T, FloatMode M, bool Fused = false) const;
   llvm::Value *flushTiny(llvm::Value *R, llvm::Value *Tiny);
   llvm::Value *tinyNear32(llvm::Value *D);
 
