@@ -394,7 +394,7 @@ llvm::Error KernelLowering::lowerArithmetic(EntryRef<BrigInstBase> I) {
     return failInst(I, "f64 is not supported by the base profile");
   auto *I32 = Builder.getInt32Ty();
   auto Src = [&](unsigned Index, unsigned Ty) { return read(I, Index, Ty); };
-  // Reads sources First.. of types Types into Out.
+  // Reads the operands (index, type) into Out.
   auto ReadAll = [&](llvm::ArrayRef<std::pair<unsigned, unsigned>> Operands,
                      llvm::SmallVectorImpl<Value *> &Out) -> llvm::Error {
     for (auto [Index, Ty] : Operands) {

@@ -488,6 +488,40 @@ TEST(ConvertTest, IntegerAndB1) {
   }
 }
 
+// PRM 5.19.5, chapter 14: conversions without a rounding modifier round
+// in the module's default mode ($zero here).
+TEST(ConvertTest, ModuleDefaultRounding) {
+  std::vector<uint64_t> In = floatInputs(Floats[1]);
+  std::vector<uint64_t> Ints64 = {0x7fffffffffffffffull, 0x1000001, 3,
+                                  0xfffffffffffff001ull};
+  for (bool Wide : {false, true}) {
+    ElementwiseKernel K;
+    K.Header = "module &m:1:0:$full:$large:$zero;";
+    K.In = Wide ? "d" : "s";
+    K.Body = Wide ? "\tcvt_f32_s64 $s4, $d0;" : "\tcvt_f16_f32 $s4, $s0;";
+    llvm::Expected<std::vector<uint32_t>> R =
+        Wide ? runElementwise<uint32_t>(K, Ints64)
+             : runElementwise<uint32_t>(
+                   K, std::vector<uint32_t>(In.begin(), In.end()));
+    ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+    const std::vector<uint64_t> &Src = Wide ? Ints64 : In;
+    for (size_t I = 0; I < Src.size(); ++I) {
+      if (Wide) {
+        EXPECT_EQ((*R)[I],
+                  roundTo(F32, Quad(int64_t(Src[I])), Round::Zero, false))
+            << hex(Src[I]);
+        continue;
+      }
+      const double V = valueOf(F32, Src[I]);
+      if (std::isnan(V) || std::isinf(V))
+        continue;
+      EXPECT_EQ((*R)[I] & 0xffff,
+                roundTo(F16, Quad(V), Round::Zero, false, std::signbit(V)))
+          << hex(Src[I]);
+    }
+  }
+}
+
 // Conversions the PRM does not allow fail naming cvt.
 TEST(ConvertTest, InvalidRoundingsFail) {
   for (const char *Bad :
