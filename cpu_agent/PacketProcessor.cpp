@@ -2,6 +2,7 @@
 #include "cpu_agent/PacketProcessor.h"
 
 #include "cpu_agent/KernelDescriptor.h"
+#include "cpu_agent/KernelHelpers.h"
 #include "runtime/core/Clock.h"
 #include "runtime/core/Registry.h"
 
@@ -76,6 +77,7 @@ PacketProcessor::PacketProcessor(const Agent &Owner, tbb::task_arena &Arena,
     : Owner(Owner), Arena(Arena), Limits(Limits), AgentDispatch(AgentDispatch),
       Scratch(ArenaSlots + 1), InlineSlot(ArenaSlots),
       InlineSmallDispatches(envFlag("OPENHSA_CPU_INLINE_DISPATCH", true)) {
+  registerKernelHelpers(); // Before any finalized code can be loaded.
   Thread = std::thread([this] { run(); });
 }
 
@@ -343,6 +345,7 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
   C.grid_groups[1] = uint32_t(Gy);
   C.grid_groups[2] = uint32_t(Gz);
   C.user_data = K->UserData;
+  C.max_compute_unit_id = InlineSlot; // Arena slots, then this thread.
 
   if (InlineSmallDispatches && Job->TotalGroups == 1) {
     runWorkGroups(*Job, 0, 1, InlineSlot);
@@ -371,6 +374,7 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
 void PacketProcessor::runWorkGroups(DispatchJob &Job, uint64_t Begin,
                                     uint64_t End, unsigned Slot) {
   hsa_ext_openhsa_dispatch_context_t C = Job.Context;
+  C.compute_unit_id = Slot;
   const size_t PrivateOffset = (Job.GroupBytes + 63) & ~size_t(63);
   const size_t Bytes = PrivateOffset + Job.PrivateBytes;
   if (Bytes) {

@@ -111,6 +111,22 @@ void defineQueries(llvm::Module &M) {
     return contextField(B, F->getArg(0), offsetof(Ctx, group_base),
                         B.getPtrTy());
   });
+  auto Field = [](size_t Offset, bool Pointer) {
+    return [=](llvm::IRBuilder<> &B, llvm::Function *F) {
+      return contextField(B, F->getArg(0), Offset,
+                          Pointer ? static_cast<llvm::Type *>(B.getPtrTy())
+                                  : B.getInt32Ty());
+    };
+  };
+  defineQuery(M, query::GroupSegmentSize,
+              Field(offsetof(Ctx, group_segment_size), false));
+  defineQuery(M, query::PrivateSegmentSize,
+              Field(offsetof(Ctx, private_segment_size), false));
+  defineQuery(M, query::Queue, Field(offsetof(Ctx, queue), true));
+  defineQuery(M, query::ComputeUnitId,
+              Field(offsetof(Ctx, compute_unit_id), false));
+  defineQuery(M, query::MaxComputeUnitId,
+              Field(offsetof(Ctx, max_compute_unit_id), false));
   // Each work-item's private block: private_segment_size bytes at its flat
   // id within the group (hsa_ext_openhsa.h).
   defineQuery(

@@ -2,6 +2,7 @@
 #include "finalizer/JitLoader.h"
 
 #include "finalizer/Codegen.h"
+#include "finalizer/RuntimeHelpers.h"
 
 #include "llvm/ExecutionEngine/JITLink/JITLinkMemoryManager.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -108,6 +109,10 @@ LoadedObject::load(const CodeObject &CO,
       Symbols[ES.intern((*J)->mangle(Name))] = {
           llvm::orc::ExecutorAddr::fromPtr(Addr),
           llvm::JITSymbolFlags::Exported};
+  for (const RuntimeHelper &H : registeredRuntimeHelpers())
+    Symbols[ES.intern((*J)->mangle(H.Name))] = {
+        llvm::orc::ExecutorAddr::fromPtr(H.Address),
+        llvm::JITSymbolFlags::Exported};
   for (const auto &[Name, Addr] : External)
     Symbols[ES.intern((*J)->mangle(Name))] = {
         llvm::orc::ExecutorAddr::fromPtr(Addr), llvm::JITSymbolFlags::Exported};

@@ -150,6 +150,9 @@ private:
   std::optional<llvm::Error> tryCall(EntryRef<BrigInstBase> I);
   std::optional<llvm::Error> tryFbarrier(EntryRef<BrigInstBase> I);
   std::optional<llvm::Error> tryCrossLane(EntryRef<BrigInstBase> I);
+  std::optional<llvm::Error> tryAtomic(EntryRef<BrigInstBase> I);
+  std::optional<llvm::Error> trySignal(EntryRef<BrigInstBase> I);
+  std::optional<llvm::Error> trySystem(EntryRef<BrigInstBase> I);
 
   llvm::Error lowerArithmetic(EntryRef<BrigInstBase> I);
   llvm::Error lowerCompare(EntryRef<BrigInstBase> I);

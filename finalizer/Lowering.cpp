@@ -567,8 +567,7 @@ llvm::Expected<Value *> KernelLowering::address(EntryRef<BrigInstBase> I,
   // Segment-relative addresses (32-bit offsets) wrap within 32 bits.
   const bool SegmentRelative =
       Segment == BRIG_SEGMENT_GROUP || Segment == BRIG_SEGMENT_PRIVATE ||
-      Segment == BRIG_SEGMENT_SPILL || Segment == BRIG_SEGMENT_KERNARG ||
-      Segment == BRIG_SEGMENT_ARG;
+      Segment == BRIG_SEGMENT_SPILL || Segment == BRIG_SEGMENT_ARG;
 
   Value *Base = nullptr;
   if (A->symbol) {
@@ -597,6 +596,9 @@ llvm::Expected<Value *> KernelLowering::address(EntryRef<BrigInstBase> I,
   if (!Base) {
     switch (Segment) {
     case BRIG_SEGMENT_KERNARG:
+      // Kernarg addresses are the arguments' own (kernargbaseptr, lda).
+      if (!A->symbol)
+        return Builder.CreateIntToPtr(Offset, llvm::PointerType::get(Ctx, 0));
       Base = Kernarg;
       break;
     case BRIG_SEGMENT_GROUP:
@@ -641,6 +643,8 @@ llvm::Error KernelLowering::lowerInstruction(EntryRef<BrigInstBase> I) {
   using Family =
       std::optional<llvm::Error> (KernelLowering::*)(EntryRef<BrigInstBase>);
   static constexpr Family Families[] = {
+      // First: lda and nullptr of segments are trySystem's.
+      &KernelLowering::trySystem,
       &KernelLowering::tryFloat, // Before tryArithmetic: float types.
       &KernelLowering::tryArithmetic,
       &KernelLowering::tryMemory,
@@ -649,6 +653,8 @@ llvm::Error KernelLowering::lowerInstruction(EntryRef<BrigInstBase> I) {
       &KernelLowering::tryControl,
       &KernelLowering::tryCall,
       &KernelLowering::tryCrossLane,
+      &KernelLowering::tryAtomic,
+      &KernelLowering::trySignal,
   };
   for (Family Try : Families)
     if (std::optional<llvm::Error> Done = (this->*Try)(I))

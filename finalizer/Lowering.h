@@ -58,6 +58,16 @@ inline constexpr const char *PacketCompletionSig =
     "openhsa.packetcompletionsig";                                // (wi) -> i64
 inline constexpr const char *GroupBase = "openhsa.groupbase";     // (wi) -> ptr
 inline constexpr const char *PrivateBase = "openhsa.privatebase"; // (wi) -> ptr
+// Sizes of the group segment and of a work-item's private block, the
+// dispatch's queue, the worker running the group and the highest worker
+// number (LowerSystem.cpp).
+inline constexpr const char *GroupSegmentSize =
+    "openhsa.groupsegmentsize"; // (wi) -> i32
+inline constexpr const char *PrivateSegmentSize =
+    "openhsa.privatesegmentsize";                     // (wi) -> i32
+inline constexpr const char *Queue = "openhsa.queue"; // (wi) -> ptr
+inline constexpr const char *ComputeUnitId = "openhsa.cuid";       // (wi) -> i32
+inline constexpr const char *MaxComputeUnitId = "openhsa.maxcuid"; // (wi) -> i32
 } // namespace query
 
 /// Lowers every kernel defined in Modules into M.

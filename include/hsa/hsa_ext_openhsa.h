@@ -57,6 +57,10 @@ typedef struct hsa_ext_openhsa_dispatch_context_s {
   uint32_t grid_groups[3];
   /* The user data given when a native kernel was registered. */
   void *user_data;
+  /* The worker thread running these work-groups (HSAIL cuid), from 0 to
+   * max_compute_unit_id (maxcuid). */
+  uint32_t compute_unit_id;
+  uint32_t max_compute_unit_id;
 } hsa_ext_openhsa_dispatch_context_t;
 
 /* A work-group function: runs every work-item of work-group

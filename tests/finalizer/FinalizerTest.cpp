@@ -241,17 +241,18 @@ TEST(FinalizerTest, IntegerEdgeCasesDoNotTrap) {
 TEST(FinalizerTest, UnsupportedInstructionNamesItself) {
   const char *Src = R"(
 module &m:1:0:$full:$large:$default;
+extension "IMAGE";
 kernel &k(kernarg_u64 %out)
 {
 	ld_kernarg_align(8)_width(all)_u64	$d0, [%out];
-	atomicnoret_add_global_scar_system_u32	[$d0], 1;
+	imagefence;
 	ret;
 };
 )";
   auto P = finalizeText(Src);
   ASSERT_FALSE(bool(P));
   std::string Message = llvm::toString(P.takeError());
-  EXPECT_NE(Message.find("atomicnoret"), std::string::npos) << Message;
+  EXPECT_NE(Message.find("imagefence"), std::string::npos) << Message;
   EXPECT_NE(Message.find("hsa_code+0x"), std::string::npos) << Message;
 }
 

@@ -18,9 +18,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace openhsa::test {
@@ -216,6 +219,70 @@ llvm::Expected<std::vector<R>> runElementwise(const ElementwiseKernel &K,
   G.WorkGroup[0] = 64;
   runKernel(*P, "&elementwise", G, &Args);
   return std::move(Out);
+}
+
+/// How runKernelWith runs a grid.
+struct RunOptions {
+  /// Threads calling the work-group function at once, each with its own
+  /// context and segments like the CPU agent's workers; thread T takes
+  /// work-groups from a shared counter and reports compute unit T.
+  unsigned Threads = 1;
+  /// The dispatch's queue (context.queue); may stay null.
+  hsa_queue_t *Queue = nullptr;
+  /// Fill group and private memory with this byte instead of zeros, as
+  /// memory reused from earlier work-groups would be.
+  int PoisonByte = -1;
+};
+
+/// Runs every work-group of G as O says.
+inline void runKernelWith(const FinalizedProgram &P, const std::string &Name,
+                          const Grid &G, const void *Kernarg,
+                          const RunOptions &O) {
+  const finalizer::KernelSymbol *K = P.kernel(Name);
+  ASSERT_NE(K, nullptr) << "no kernel " << Name;
+  auto Entry = P.Loaded->address(K->EntrySymbol);
+  ASSERT_TRUE(bool(Entry)) << llvm::toString(Entry.takeError());
+  auto Fn = reinterpret_cast<hsa_ext_openhsa_workgroup_fn_t>(*Entry);
+
+  hsa_kernel_dispatch_packet_t Packet{};
+  hsa_ext_openhsa_dispatch_context_t Base{};
+  Base.packet = &Packet;
+  Base.queue = O.Queue;
+  Base.dimensions = G.Dims;
+  uint64_t WgItems = 1;
+  for (unsigned D = 0; D < 3; ++D) {
+    Base.grid_size[D] = G.Size[D];
+    Base.workgroup_size[D] = G.WorkGroup[D];
+    Base.grid_groups[D] = (G.Size[D] + G.WorkGroup[D] - 1) / G.WorkGroup[D];
+    WgItems *= G.WorkGroup[D];
+  }
+  Base.group_segment_size = K->GroupSegmentSize + G.DynamicGroupBytes;
+  Base.private_segment_size = K->PrivateSegmentSize;
+  const unsigned Threads = std::max(1u, O.Threads);
+  Base.max_compute_unit_id = Threads - 1;
+  const uint64_t Gx = Base.grid_groups[0], Gxy = Gx * Base.grid_groups[1];
+  const uint64_t Total = Gxy * Base.grid_groups[2];
+  std::atomic<uint64_t> Next{0};
+  auto Worker = [&](unsigned T) {
+    hsa_ext_openhsa_dispatch_context_t C = Base;
+    C.compute_unit_id = T;
+    const uint8_t Fill = O.PoisonByte < 0 ? 0 : uint8_t(O.PoisonByte);
+    std::vector<uint8_t> Group(C.group_segment_size + 64, Fill);
+    std::vector<uint8_t> Private(size_t(C.private_segment_size) * WgItems + 64,
+                                 Fill);
+    C.group_base = Group.data();
+    C.private_base = Private.data();
+    for (uint64_t N; (N = Next.fetch_add(1)) < Total;) {
+      const uint64_t Z = N / Gxy, Y = (N % Gxy) / Gx, X = N % Gx;
+      Fn(Kernarg, &C, uint32_t(X), uint32_t(Y), uint32_t(Z));
+    }
+  };
+  std::vector<std::thread> Pool;
+  for (unsigned T = 1; T < Threads; ++T)
+    Pool.emplace_back(Worker, T);
+  Worker(0);
+  for (std::thread &Th : Pool)
+    Th.join();
 }
 
 } // namespace openhsa::test

@@ -1,0 +1,355 @@
+//===- finalizer/LowerSystem.cpp - Queues, clock, exceptions, segments ----===//
+//
+// The special instructions of PRM chapter 11 and the segment instructions
+// of 5.16, 5.17 and 11.4:
+//
+//  - User mode queue instructions (11.3) are atomics on a queue's read and
+//    write indices. A queue is the runtime's (runtime/core/Queue.h); where
+//    its indices lie is a constant the runtime registers
+//    (finalizer/RuntimeHelpers.h), loaded once and hoisted by LLVM.
+//  - clock reads the HSA system timestamp through the runtime (a call, so
+//    it is neither merged nor moved across memory operations); cuid and
+//    maxcuid are the worker running the work-group and the highest worker
+//    number, from the dispatch context.
+//  - debugtrap reports HSA_STATUS_ERROR_EXCEPTION on the queue, which stops
+//    it, and ends the work-item (PRM 12.5.1: no debugger interface).
+//  - The DETECT exception flags (11.2) are per wavefront, that is per
+//    work-item here (wavefronts of one work-item), kept like a register.
+//    Floating-point exceptions are not detected: kernels that enable DETECT
+//    (enabledetectexceptions) cannot read the flags (getdetectexcept fails
+//    to finalize rather than report nothing).
+//  - Segment addresses: group and private addresses are 32-bit offsets from
+//    the work-group's group base and the work-item's private base, whose
+//    null is 0xffffffff (offset 0 is a variable's address); kernarg
+//    addresses are the arguments' addresses (kernargbaseptr, lda_kernarg),
+//    whose null is 0, like flat and global. stof/ftos convert by adding or
+//    subtracting the base; segmentp tests the group segment's and the
+//    work-item's private block's bounds.
+//
+//===----------------------------------------------------------------------===//
+#include "finalizer/KernelLowering.h"
+#include "finalizer/RuntimeHelpers.h"
+
+#include "hsa/hsa.h"
+
+namespace openhsa::finalizer::detail {
+
+namespace {
+
+/// The null segment address of group, private (and spill) segments.
+constexpr uint32_t NullSegmentAddress = 0xffffffffu;
+
+/// The exception flags' pseudo-register: no HSAIL register has this number.
+constexpr uint16_t ExceptionFlagsRegister = 0xffff;
+/// The five DETECT flags (PRM 11.2.1).
+constexpr uint32_t ExceptionMask = 0x1f;
+
+/// The exceptions the kernel's enabledetectexceptions directives enable.
+uint32_t detectEnabled(const BrigModule &B,
+                       EntryRef<BrigDirectiveExecutable> K) {
+  uint32_t Mask = 0;
+  for (EntryRef<BrigBase> E :
+       B.codeRange(K->firstCodeBlockEntry, K->nextModuleEntry)) {
+    if (E.kind() != BRIG_KIND_DIRECTIVE_CONTROL)
+      continue;
+    auto C = B.code<BrigDirectiveControl>(E.Offset);
+    if (!C || C->control != BRIG_CONTROL_ENABLEDETECTEXCEPTIONS)
+      continue;
+    OffsetList Ops = B.offsetList(C->operands);
+    if (Ops.empty())
+      continue;
+    if (auto V = B.operand<BrigOperandConstantBytes>(Ops[0])) {
+      llvm::StringRef Bytes = B.string(V->bytes);
+      for (unsigned J = 0; J < std::min<size_t>(4, Bytes.size()); ++J)
+        Mask |= uint32_t(uint8_t(Bytes[J])) << (8 * J);
+    }
+  }
+  return Mask & ExceptionMask;
+}
+
+} // namespace
+
+std::optional<llvm::Error> KernelLowering::trySystem(EntryRef<BrigInstBase> I) {
+  const unsigned Op = I->opcode;
+  auto *I32 = llvm::Type::getInt32Ty(Ctx);
+  auto *I64 = llvm::Type::getInt64Ty(Ctx);
+  auto *PtrTy = llvm::PointerType::get(Ctx, 0);
+  auto CallHelper = [&](const char *Name, llvm::Type *Ret,
+                        llvm::ArrayRef<Value *> Args) {
+    llvm::SmallVector<llvm::Type *, 4> Params;
+    for (Value *A : Args)
+      Params.push_back(A->getType());
+    auto Callee = P.module().getOrInsertFunction(
+        Name, llvm::FunctionType::get(Ret, Params, false));
+    auto *Call = Builder.CreateCall(Callee, Args);
+    Call->setDoesNotThrow();
+    return Call;
+  };
+  auto Order = [](unsigned O) {
+    return O == BRIG_MEMORY_ORDER_RELAXED
+               ? llvm::AtomicOrdering::Monotonic
+               : llvm::AtomicOrdering::SequentiallyConsistent;
+  };
+  // Fits V to the destination's type and writes it.
+  auto WriteDest = [&](Value *V) {
+    llvm::Type *Ty = llvmType(I->type);
+    if (V->getType() != Ty)
+      V = Builder.CreateZExtOrTrunc(V, Ty);
+    return write(I, 0, V, I->type);
+  };
+  auto SegmentBase = [&](unsigned Segment) {
+    return callQuery(Segment == BRIG_SEGMENT_GROUP ? query::GroupBase
+                                                   : query::PrivateBase,
+                     PtrTy);
+  };
+  // Functions (called, or inlined into a kernel) have no work-item of
+  // their own to halt or keep flags for.
+  auto InFunction = [&] { return Kind != BodyKind::Kernel; };
+
+  switch (Op) {
+  //===--- User mode queues (PRM 11.3) ----------------------------------===//
+  case BRIG_OPCODE_LDQUEUEREADINDEX:
+  case BRIG_OPCODE_LDQUEUEWRITEINDEX:
+  case BRIG_OPCODE_ADDQUEUEWRITEINDEX:
+  case BRIG_OPCODE_CASQUEUEWRITEINDEX:
+  case BRIG_OPCODE_STQUEUEREADINDEX:
+  case BRIG_OPCODE_STQUEUEWRITEINDEX: {
+    auto Q = B.code<BrigInstQueue>(I.Offset);
+    if (!Q)
+      return failInst(I, "malformed queue instruction");
+    if (Q->segment != BRIG_SEGMENT_GLOBAL && Q->segment != BRIG_SEGMENT_FLAT)
+      return failInst(I, "queue addresses in segment '" +
+                             llvm::Twine(segmentName(Q->segment)) +
+                             "' are not supported (global and flat only)");
+    if (typeBits(I->type) != 64 || isPacked(I->type))
+      return failInst(I, "queue indices are u64");
+    const bool Store = Op == BRIG_OPCODE_STQUEUEREADINDEX ||
+                       Op == BRIG_OPCODE_STQUEUEWRITEINDEX;
+    const bool ReadIndex = Op == BRIG_OPCODE_LDQUEUEREADINDEX ||
+                           Op == BRIG_OPCODE_STQUEUEREADINDEX;
+    auto Queue = address(I, Store ? 0 : 1, Q->segment);
+    if (!Queue)
+      return Queue.takeError();
+    auto *OffsetVar = llvm::cast<llvm::GlobalVariable>(
+        P.module().getOrInsertGlobal(ReadIndex ? helper::QueueReadIndexOffset
+                                               : helper::QueueWriteIndexOffset,
+                                     I64));
+    OffsetVar->setConstant(true);
+    Value *Index = Builder.CreateGEP(Builder.getInt8Ty(), *Queue,
+                                     Builder.CreateLoad(I64, OffsetVar));
+    const llvm::Align Align(8);
+    const llvm::AtomicOrdering O = Order(Q->memoryOrder);
+    if (Store) {
+      auto V = read(I, 1, BRIG_TYPE_U64);
+      if (!V)
+        return V.takeError();
+      Builder.CreateAlignedStore(*V, Index, Align)->setAtomic(O);
+      return llvm::Error::success();
+    }
+    Value *R;
+    if (Op == BRIG_OPCODE_ADDQUEUEWRITEINDEX) {
+      auto V = read(I, 2, BRIG_TYPE_U64);
+      if (!V)
+        return V.takeError();
+      R = Builder.CreateAtomicRMW(llvm::AtomicRMWInst::Add, Index, *V, Align,
+                                  O);
+    } else if (Op == BRIG_OPCODE_CASQUEUEWRITEINDEX) {
+      auto Cmp = read(I, 2, BRIG_TYPE_U64);
+      if (!Cmp)
+        return Cmp.takeError();
+      auto New = read(I, 3, BRIG_TYPE_U64);
+      if (!New)
+        return New.takeError();
+      R = Builder.CreateExtractValue(
+          Builder.CreateAtomicCmpXchg(
+              Index, *Cmp, *New, Align, O,
+              llvm::AtomicCmpXchgInst::getStrongestFailureOrdering(O)),
+          0);
+    } else {
+      auto *Load = Builder.CreateAlignedLoad(I64, Index, Align);
+      Load->setAtomic(O);
+      R = Load;
+    }
+    return WriteDest(R);
+  }
+
+  //===--- Miscellaneous (PRM 11.4) -------------------------------------===//
+  case BRIG_OPCODE_CLOCK:
+    return WriteDest(CallHelper(helper::Clock, I64, {}));
+  case BRIG_OPCODE_CUID:
+    return WriteDest(callQuery(query::ComputeUnitId, I32));
+  case BRIG_OPCODE_MAXCUID:
+    return WriteDest(callQuery(query::MaxComputeUnitId, I32));
+  case BRIG_OPCODE_DEBUGTRAP: {
+    if (InFunction())
+      return failInst(I, "debugtrap inside functions is not supported yet");
+    auto V = read(I, 0, BRIG_TYPE_U32);
+    if (!V)
+      return V.takeError();
+    CallHelper(helper::Trap, Builder.getVoidTy(),
+               {callQuery(query::Queue, PtrTy),
+                llvm::ConstantInt::get(I32, HSA_STATUS_ERROR_EXCEPTION),
+                Builder.CreateZExt(*V, I64)});
+    emitReturn(); // The work-item halts.
+    return llvm::Error::success();
+  }
+
+  //===--- DETECT exception flags (PRM 11.2) ----------------------------===//
+  case BRIG_OPCODE_CLEARDETECTEXCEPT:
+  case BRIG_OPCODE_SETDETECTEXCEPT:
+  case BRIG_OPCODE_GETDETECTEXCEPT: {
+    if (InFunction())
+      return failInst(I, "the DETECT exception instructions inside functions "
+                         "are not supported yet");
+    if (Op == BRIG_OPCODE_GETDETECTEXCEPT)
+      if (uint32_t Enabled =
+              detectEnabled(B, K) | Result.Symbol.EnabledDetectExceptions)
+        return failInst(
+            I, "the kernel enables DETECT for exceptions 0x" +
+                   llvm::Twine::utohexstr(Enabled) +
+                   " (enabledetectexceptions), but this finalizer does not "
+                   "detect floating-point exceptions yet");
+    BrigOperandRegister Pseudo{};
+    Pseudo.regKind = BRIG_REGISTER_KIND_SINGLE;
+    Pseudo.regNum = ExceptionFlagsRegister;
+    const bool Fresh =
+        !Registers.count({Pseudo.regKind, unsigned(Pseudo.regNum)});
+    RegisterSlot Flags = registerSlot(Pseudo);
+    if (Fresh && (SplitAtBarriers || Scheduled)) {
+      // The flags start at 0 with the work-item (PRM 11.2.3). Registers of
+      // a resumable kernel live in private memory, which nobody clears:
+      // the entry block, run for every region, clears them in the first.
+      Value *Start =
+          AllocaBuilder.CreateICmpEQ(F->getArg(2), AllocaBuilder.getInt32(0));
+      Value *Old = AllocaBuilder.CreateLoad(Flags.Ty, Flags.Ptr);
+      AllocaBuilder.CreateStore(
+          AllocaBuilder.CreateSelect(Start, AllocaBuilder.getInt32(0), Old),
+          Flags.Ptr);
+    } // Otherwise registerSlot cleared the slot on entry.
+    Value *Current = Builder.CreateLoad(Flags.Ty, Flags.Ptr);
+    if (Op == BRIG_OPCODE_GETDETECTEXCEPT)
+      return WriteDest(Builder.CreateAnd(Current, ExceptionMask));
+    auto V = read(I, 0, BRIG_TYPE_U32);
+    if (!V)
+      return V.takeError();
+    Value *Bits = Builder.CreateAnd(*V, ExceptionMask);
+    Builder.CreateStore(
+        Op == BRIG_OPCODE_SETDETECTEXCEPT
+            ? Builder.CreateOr(Current, Bits)
+            : Builder.CreateAnd(Current, Builder.CreateNot(Bits)),
+        Flags.Ptr);
+    return llvm::Error::success();
+  }
+
+  //===--- Segments (PRM 5.16, 5.17, 11.4) ------------------------------===//
+  case BRIG_OPCODE_NULLPTR: {
+    auto Seg = B.code<BrigInstSeg>(I.Offset);
+    if (!Seg)
+      return failInst(I, "malformed nullptr");
+    switch (Seg->segment) {
+    case BRIG_SEGMENT_FLAT:
+    case BRIG_SEGMENT_GLOBAL:
+    case BRIG_SEGMENT_READONLY:
+    case BRIG_SEGMENT_KERNARG:
+      return WriteDest(llvm::ConstantInt::get(I64, 0));
+    case BRIG_SEGMENT_GROUP:
+    case BRIG_SEGMENT_PRIVATE:
+      return WriteDest(llvm::ConstantInt::get(I32, NullSegmentAddress));
+    default:
+      return failInst(I, "segment '" + llvm::Twine(segmentName(Seg->segment)) +
+                             "' has no null pointer value");
+    }
+  }
+  case BRIG_OPCODE_LDA: {
+    auto Addr = B.code<BrigInstAddr>(I.Offset);
+    if (!Addr)
+      return failInst(I, "malformed lda");
+    const unsigned Segment = Addr->segment;
+    if (Segment == BRIG_SEGMENT_SPILL || Segment == BRIG_SEGMENT_ARG)
+      return failInst(I, "the address of a variable in segment '" +
+                             llvm::Twine(segmentName(Segment)) +
+                             "' cannot be taken (PRM 2.8)");
+    if (Segment != BRIG_SEGMENT_GROUP && Segment != BRIG_SEGMENT_PRIVATE &&
+        Segment != BRIG_SEGMENT_KERNARG)
+      return std::nullopt; // Flat addresses: lda in LowerMemory.cpp.
+    auto A = address(I, 1, Segment);
+    if (!A)
+      return A.takeError();
+    Value *V = Builder.CreatePtrToInt(*A, I64);
+    if (Segment != BRIG_SEGMENT_KERNARG)
+      V = Builder.CreateTrunc(
+          Builder.CreateSub(V,
+                            Builder.CreatePtrToInt(SegmentBase(Segment), I64)),
+          I32);
+    return WriteDest(V);
+  }
+  case BRIG_OPCODE_STOF:
+  case BRIG_OPCODE_FTOS:
+  case BRIG_OPCODE_SEGMENTP: {
+    auto Cvt = B.code<BrigInstSegCvt>(I.Offset);
+    if (!Cvt)
+      return failInst(I, "malformed segment conversion");
+    const unsigned Segment = Cvt->segment;
+    const bool NoNull = Cvt->modifier & BRIG_SEG_CVT_NONULL;
+    const bool Allowed =
+        Segment == BRIG_SEGMENT_GROUP || Segment == BRIG_SEGMENT_PRIVATE ||
+        (Op == BRIG_OPCODE_SEGMENTP && Segment == BRIG_SEGMENT_GLOBAL);
+    if (!Allowed)
+      return failInst(I, "segment '" + llvm::Twine(segmentName(Segment)) +
+                             "' is not valid here (PRM 5.16, 5.17)");
+    auto Src = read(I, 1, Cvt->sourceType);
+    if (!Src)
+      return Src.takeError();
+    Value *S = *Src;
+    if (Op == BRIG_OPCODE_STOF) {
+      Value *Seg32 = Builder.CreateZExtOrTrunc(S, I32);
+      Value *Flat = Builder.CreatePtrToInt(
+          Builder.CreateGEP(Builder.getInt8Ty(), SegmentBase(Segment),
+                            Builder.CreateZExt(Seg32, I64)),
+          I64);
+      if (!NoNull)
+        Flat = Builder.CreateSelect(
+            Builder.CreateICmpEQ(Seg32, Builder.getInt32(NullSegmentAddress)),
+            Builder.getInt64(0), Flat);
+      return WriteDest(Flat);
+    }
+    Value *Flat = Builder.CreateZExtOrTrunc(S, I64);
+    // Within [base, base + size) of the work-group's group segment or the
+    // work-item's private block.
+    auto Within = [&](unsigned Seg) {
+      Value *Off = Builder.CreateSub(
+          Flat, Builder.CreatePtrToInt(SegmentBase(Seg), I64));
+      Value *Size =
+          callQuery(Seg == BRIG_SEGMENT_GROUP ? query::GroupSegmentSize
+                                              : query::PrivateSegmentSize,
+                    I32);
+      return Builder.CreateICmpULT(Off, Builder.CreateZExt(Size, I64));
+    };
+    Value *IsNull = Builder.CreateICmpEQ(Flat, Builder.getInt64(0));
+    if (Op == BRIG_OPCODE_FTOS) {
+      Value *Seg32 = Builder.CreateTrunc(
+          Builder.CreateSub(Flat,
+                            Builder.CreatePtrToInt(SegmentBase(Segment), I64)),
+          I32);
+      if (!NoNull)
+        Seg32 = Builder.CreateSelect(
+            IsNull, Builder.getInt32(NullSegmentAddress), Seg32);
+      return WriteDest(Seg32);
+    }
+    // segmentp: the flat null is in every segment (PRM 5.16).
+    Value *In;
+    if (Segment == BRIG_SEGMENT_GLOBAL)
+      In = Builder.CreateNot(Builder.CreateOr(Within(BRIG_SEGMENT_GROUP),
+                                              Within(BRIG_SEGMENT_PRIVATE)));
+    else
+      In = Within(Segment);
+    if (!NoNull)
+      In = Builder.CreateOr(In, IsNull);
+    return write(I, 0, In, BRIG_TYPE_B1);
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
+} // namespace openhsa::finalizer::detail
