@@ -5,13 +5,17 @@
 // 5.18, 5.19): the four rounding modes, flush to zero, NaN propagation and
 // quieting, f16 arithmetic, and conversions with their rounding modes.
 //
-// Everything is target-neutral IR that runs in the default floating-point
-// environment (round to nearest even, no flushing). An operation that needs
+// Everything is target-neutral IR that assumes the default floating-point
+// environment of the thread running it (round to nearest even, no flushing
+// of subnormals): the host's own operations are used where they round as
+// the instruction must (round to nearest even without ftz; f32 with ftz
+// where the exact result decides tininess cheaply). An operation that needs
 // another rounding, or flushing of tiny results, is computed exactly in f64
 // (error-free transformations: the rounded result and the sign of its
 // error) and rounded to its destination format in integer arithmetic.
 // Tininess for ftz is detected after rounding (IEEE 754-2008 7.5, as the
-// x86 MXCSR.FTZ flag does), for every instruction alike.
+// x86 MXCSR.FTZ flag does), for every instruction alike. No floating-point
+// exception flags are produced.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OPENHSA_FINALIZER_FLOATEMITTER_H
