@@ -1,5 +1,4 @@
-//===- cpu_agent/CpuAgent.h - A CPU package or NUMA node as a kernel agent -*-
-//C++ -*-===//
+//===- cpu_agent/CpuAgent.h - A CPU package or NUMA node agent -*- C++ -*-===//
 //
 // One CpuAgent per CPU package, or per NUMA node where a package has
 // several (runtime/core/Topology.h). It owns a tbb::task_arena sized to its
