@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AsmFuzzCheck.h"
 #include "AsmTestSupport.h"
 
 #include "brig/asm/Assembler.h"
@@ -67,6 +68,19 @@ TEST_P(AsmCorpus, MatchesOracle) {
   EXPECT_FALSE(Diff.has_value())
       << "BRIG differs from HSAILasm at byte " << *Diff << " (ours "
       << Ours->size() << " bytes, HSAILasm " << Ref.Brig.size() << " bytes)";
+}
+
+// assemble -> disassemble -> assemble is byte-identical (the path the
+// assembler fuzzer checks, AsmFuzzCheck.h).
+TEST_P(AsmCorpus, RoundTrips) {
+  const std::string Stem = GetParam();
+  const std::string Path =
+      std::string(OPENHSA_ASM_CORPUS_DIR) + "/" + Stem + ".hsail";
+  std::optional<std::string> Text = readFile(Path);
+  ASSERT_TRUE(Text) << "cannot read " << Path;
+  brig::fuzz::AsmFuzzOutcome R = brig::fuzz::checkHsailText(*Text, Path);
+  EXPECT_TRUE(R.Assembled) << R.Error;
+  EXPECT_EQ(R.Problem, "");
 }
 
 #ifdef OPENHSA_ASM_TEST_HAVE_VALIDATOR
