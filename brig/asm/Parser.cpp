@@ -1488,7 +1488,7 @@ bool Parser::parseAddressTail(Operand &Out, bool &HasReg, int64_t &Offset) {
       uint64_t V = 0;
       if (!readInt(V))
         return false;
-      Offset = Neg ? -int64_t(V) : int64_t(V);
+      Offset = int64_t(Neg ? 0 - V : V); // wraps, like HSAILasm
     }
     return true;
   }
@@ -1497,7 +1497,7 @@ bool Parser::parseAddressTail(Operand &Out, bool &HasReg, int64_t &Offset) {
     uint64_t V = 0;
     if (!readInt(V))
       return false;
-    Offset = Neg ? -int64_t(V) : int64_t(V);
+    Offset = int64_t(Neg ? 0 - V : V); // wraps, like HSAILasm
     return true;
   }
   if (T.Kind == Tok::Integer) {
@@ -1677,7 +1677,7 @@ bool Parser::parseImmediate(std::string &Data, unsigned Required, size_t Pos,
                           typeName(Required));
     }
     if (HasMinus)
-      V = uint64_t(-int64_t(V));
+      V = 0 - V; // two's complement; -0x8000000000000000 is fine
     if (Required == BRIG_TYPE_B1)
       V = V ? 1 : 0;
     if (isSignalType(Required) && V != 0)
