@@ -1,5 +1,6 @@
 //===- finalizer/Codegen.cpp - LLVM IR to a host object file --------------===//
 #include "finalizer/Codegen.h"
+#include "finalizer/IntegerAddresses.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -95,6 +96,12 @@ llvm::Expected<std::vector<uint8_t>> compileToObject(llvm::Module &M) {
     PB.registerFunctionAnalyses(FAM);
     PB.registerLoopAnalyses(LAM);
     PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+    // After each instcombine, once registers are SSA values: addresses the
+    // vectorizer can follow (finalizer/IntegerAddresses.h).
+    PB.registerPeepholeEPCallback(
+        [](llvm::FunctionPassManager &FPM, llvm::OptimizationLevel) {
+          FPM.addPass(IntegerAddressesPass());
+        });
     llvm::ModulePassManager MPM =
         PB.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
     MPM.run(M, MAM);

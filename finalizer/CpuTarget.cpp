@@ -188,6 +188,20 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K) {
   const std::string Name = "openhsa.wg." + K.Symbol.Name.substr(1);
   llvm::Function *F =
       llvm::Function::Create(FnTy, llvm::GlobalValue::ExternalLinkage, Name, M);
+  // The packet's kernarg block holds all the kernel's arguments (PRM 4.21),
+  // each at its natural alignment: loads of arguments may move out of
+  // work-item loops and branches. 8, not the segment's 16: callers often
+  // pass an 8-aligned struct, and this must not license 16-byte aligned
+  // vector loads of it.
+  if (K.Symbol.KernargSegmentSize)
+    for (llvm::Function *G : {F, K.Body}) {
+      G->addParamAttr(0, llvm::Attribute::getWithDereferenceableBytes(
+                             C, K.Symbol.KernargSegmentSize));
+      G->addParamAttr(
+          0,
+          llvm::Attribute::getWithAlignment(
+              C, llvm::Align(std::min(8u, K.Symbol.KernargSegmentAlignment))));
+    }
   llvm::Value *Kernarg = F->getArg(0), *Context = F->getArg(1);
   llvm::Value *Group[3] = {F->getArg(2), F->getArg(3), F->getArg(4)};
 

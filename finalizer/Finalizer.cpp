@@ -74,6 +74,9 @@ llvm::Error applyDirectives(const ControlDirectives &D, KernelSymbol &K) {
 llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
   llvm::LLVMContext Context;
   auto M = std::make_unique<llvm::Module>("hsail-program", Context);
+  // Lowering is target-neutral except where the target's instructions
+  // already have HSAIL's semantics (FloatEmitter's NaN propagation).
+  M->setTargetTriple(hostTarget().Triple);
   auto Lowered = lowerProgram(Request.Modules, *M);
   if (!Lowered)
     return Lowered.takeError();

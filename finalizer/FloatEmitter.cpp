@@ -16,6 +16,8 @@
 #include "finalizer/FloatEmitter.h"
 
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/Module.h"
+#include "llvm/TargetParser/Triple.h"
 
 namespace openhsa::finalizer::detail {
 
@@ -106,6 +108,34 @@ Value *FloatEmitter::flush(Value *X) {
                       llvm::ConstantInt::get(IT, (uint64_t(1) << F.Mant) - 1));
   Value *Zero = B.CreateAnd(I, llvm::ConstantInt::get(IT, F.signBit()));
   return B.CreateSelect(Sub, fromBits(Zero, X->getType()), X);
+}
+
+/// Whether the f32 and f64 add, sub, mul, div, fma and sqrt instructions of
+/// Triple return a NaN source, quieted, when a source is NaN, as the full
+/// profile requires (PRM 4.19.4): x86 SSE/AVX return the first NaN source
+/// quieted, AArch64 too with FPCR.DN clear (as Linux runs user code), and
+/// invalid operations of non-NaN sources give a quiet NaN. GPU targets such
+/// as NVPTX return a canonical NaN and keep the explicit selects.
+static bool propagatesNaNSources(const llvm::Triple &Triple) {
+  return Triple.isX86() || Triple.isAArch64();
+}
+
+FloatEmitter::FloatEmitter(llvm::IRBuilder<> &B) : B(B) {
+  if (const llvm::BasicBlock *BB = B.GetInsertBlock())
+    if (const llvm::Module *M = BB->getModule())
+      HardwarePropagatesNaN =
+          propagatesNaNSources(llvm::Triple(M->getTargetTriple()));
+}
+
+Value *FloatEmitter::propagateNaNOf(Value *R, llvm::ArrayRef<Value *> Srcs,
+                                    bool Native) {
+  // A literal source stays explicit: LLVM folds x * 1.0, x - 0.0 and the
+  // like to x, which would return a signaling NaN x unquieted.
+  if (Native && HardwarePropagatesNaN && llvm::none_of(Srcs, [](Value *V) {
+        return llvm::isa<llvm::Constant>(V);
+      }))
+    return R;
+  return propagateNaN(R, Srcs);
 }
 
 Value *FloatEmitter::propagateNaN(Value *R, llvm::ArrayRef<Value *> Srcs) {
@@ -490,7 +520,7 @@ Value *FloatEmitter::add(Value *X, Value *Y, FloatMode M) {
     S = zeroSum(X64, Y64, S, M);
     R = narrow(S, relative(sign(E), signBit(S)), T, M);
   }
-  return propagateNaN(R, {X, Y});
+  return propagateNaNOf(R, {X, Y}, fast(T, M) && !T->isHalfTy());
 }
 
 Value *FloatEmitter::sub(Value *X, Value *Y, FloatMode M) {
@@ -518,7 +548,7 @@ Value *FloatEmitter::mul(Value *X, Value *Y, FloatMode M) {
                             B.CreateFPExt(Y, B.getDoubleTy())),
                i32(0), T, M);
   }
-  return propagateNaN(R, {X, Y});
+  return propagateNaNOf(R, {X, Y}, fast(T, M) && !T->isHalfTy());
 }
 
 Value *FloatEmitter::div(Value *X, Value *Y, FloatMode M) {
@@ -548,7 +578,7 @@ Value *FloatEmitter::div(Value *X, Value *Y, FloatMode M) {
     Value *Dir = relative(sign(Rem), signBit(Y64));
     R = narrow(Q, relative(Dir, signBit(Q)), T, M);
   }
-  return propagateNaN(R, {X, Y});
+  return propagateNaNOf(R, {X, Y}, fast(T, M) && !T->isHalfTy());
 }
 
 Value *FloatEmitter::fma(Value *X, Value *Y, Value *Z, FloatMode M) {
@@ -584,7 +614,8 @@ Value *FloatEmitter::fma(Value *X, Value *Y, Value *Z, FloatMode M) {
     S = zeroSum(P, Z64, S, M);
     R = narrow(S, relative(sign(E), signBit(S)), T, M);
   }
-  return propagateNaN(R, {X, Y, Z});
+  return propagateNaNOf(R, {X, Y, Z},
+                        fast(T, M, /*Fused=*/true) && !T->isHalfTy());
 }
 
 Value *FloatEmitter::sqrt(Value *X, FloatMode M) {
@@ -603,7 +634,7 @@ Value *FloatEmitter::sqrt(Value *X, FloatMode M) {
     Value *Rem = fmaIntrinsic(B.CreateFNeg(S), S, X64); // Exact.
     R = narrow(S, sign(Rem), T, M);
   }
-  return propagateNaN(R, {X});
+  return propagateNaNOf(R, {X}, fast(T, M) && !T->isHalfTy());
 }
 
 Value *FloatEmitter::fract(Value *X, FloatMode M) {

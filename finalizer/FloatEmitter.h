@@ -40,7 +40,9 @@ struct FloatMode {
 /// otherwise.
 class FloatEmitter {
 public:
-  explicit FloatEmitter(llvm::IRBuilder<> &B) : B(B) {}
+  /// The target is the triple of the module B inserts into: it decides
+  /// whether the hardware's own NaN results already follow PRM 4.19.4.
+  explicit FloatEmitter(llvm::IRBuilder<> &B);
 
   // Arithmetic (PRM 5.11, 5.12): correctly rounded in mode M.
   llvm::Value *add(llvm::Value *X, llvm::Value *Y, FloatMode M);
@@ -108,6 +110,10 @@ private:
                                                  llvm::Value *Y);
   llvm::Value *fmaIntrinsic(llvm::Value *X, llvm::Value *Y, llvm::Value *Z);
   llvm::Value *propagateNaN(llvm::Value *R, llvm::ArrayRef<llvm::Value *> Srcs);
+  /// propagateNaN, unless R is the target's own instruction for a fast mode
+  /// and that instruction already propagates NaN sources.
+  llvm::Value *propagateNaNOf(llvm::Value *R,
+                              llvm::ArrayRef<llvm::Value *> Srcs, bool Native);
   bool fast(llvm::Type *T, FloatMode M, bool Fused = false) const;
   llvm::Value *flushTiny(llvm::Value *R, llvm::Value *Tiny);
   llvm::Value *tinyNear32(llvm::Value *D);
@@ -132,6 +138,7 @@ private:
                      FloatMode M);
 
   llvm::IRBuilder<> &B;
+  bool HardwarePropagatesNaN = false;
 };
 
 } // namespace openhsa::finalizer::detail
