@@ -7,6 +7,7 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -42,6 +43,13 @@ void initializeNativeTarget() {
   std::call_once(Once, [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
+    // Developers' knob: LLVM's own options (-pass-remarks=loop-vectorize,
+    // -print-after=..., ...) for the finalizer, from the environment.
+    if (std::getenv("OPENHSA_LLVM_ARGS")) {
+      const char *Argv[] = {"openhsa-finalizer"};
+      llvm::cl::ParseCommandLineOptions(1, Argv, "", &llvm::errs(),
+                                        "OPENHSA_LLVM_ARGS");
+    }
   });
 }
 
@@ -85,6 +93,12 @@ llvm::Expected<std::vector<uint8_t>> compileToObject(llvm::Module &M) {
         "internal error: the lowered IR of module '" + M.getName().str() +
         "' is invalid");
 
+  if (std::getenv("OPENHSA_DUMP_IR")) { // As lowered, before optimization.
+    std::string Text;
+    llvm::raw_string_ostream OS(Text);
+    M.print(OS, nullptr);
+    dump("OPENHSA_DUMP_IR", M, "lowered.ll", Text);
+  }
   {
     llvm::LoopAnalysisManager LAM;
     llvm::FunctionAnalysisManager FAM;

@@ -20,7 +20,8 @@ const HostTarget &hostTarget();
 
 /// Optimizes M (O3) for the host CPU and emits a relocatable object.
 /// OPENHSA_DUMP_IR / OPENHSA_DUMP_ASM (set to a directory or "-") dump the
-/// optimized IR and the assembly.
+/// IR as lowered (<module>.lowered.ll) and optimized (<module>.ll), and the
+/// assembly.
 llvm::Expected<std::vector<uint8_t>> compileToObject(llvm::Module &M);
 
 } // namespace openhsa::finalizer
