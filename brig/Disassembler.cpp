@@ -462,6 +462,9 @@ private:
       OS << "***INVALID VARIABLE INITIALIZER***";
   }
 
+  /// Escapes as HSAILasm does, except for a form feed (0x0c): HSAILasm
+  /// prints "\f", which HSAIL (PRM 4.5, and HSAILasm's own lexer) reads as
+  /// 0x06, so it is printed "\x0c" to reassemble to the same bytes.
   void printStringLiteral(StringRef S) {
     OS << '"';
     for (char Ch : S) {
@@ -472,9 +475,6 @@ private:
         break;
       case '\b':
         OS << "\\b";
-        break;
-      case '\f':
-        OS << "\\f";
         break;
       case '\n':
         OS << "\\n";
