@@ -67,9 +67,17 @@ ProgramLowering::declareModuleVariable(const BrigModule &B,
         Init = llvm::ConstantDataArray::getRaw(
             *Data, Bytes, llvm::Type::getInt8Ty(M.getContext()));
       }
+      // A program-allocation definition is weak: where code of the program
+      // is already loaded for another agent, the loader binds this code to
+      // that variable and the definition here is discarded (one variable
+      // per program, PRM 2.8.1).
+      const bool Shared = Init && V->segment == BRIG_SEGMENT_GLOBAL &&
+                          Def->allocation != BRIG_ALLOCATION_AGENT;
       auto *GV = new llvm::GlobalVariable(
           M, Ty, (Def->modifier & BRIG_VARIABLE_CONST) != 0,
-          llvm::GlobalValue::ExternalLinkage, Init, Symbol);
+          Shared ? llvm::GlobalValue::WeakAnyLinkage
+                 : llvm::GlobalValue::ExternalLinkage,
+          Init, Symbol);
       GV->setAlignment(llvm::Align(Align));
       Home.Global = GV;
     }
@@ -646,14 +654,11 @@ llvm::Error KernelLowering::lowerInstruction(EntryRef<BrigInstBase> I) {
       // First: lda and nullptr of segments are trySystem's.
       &KernelLowering::trySystem,
       &KernelLowering::tryFloat, // Before tryArithmetic: float types.
-      &KernelLowering::tryArithmetic,
-      &KernelLowering::tryMemory,
+      &KernelLowering::tryArithmetic, &KernelLowering::tryMemory,
       &KernelLowering::tryWorkItem,
       &KernelLowering::tryFbarrier, // Before tryControl: scheduled barriers.
-      &KernelLowering::tryControl,
-      &KernelLowering::tryCall,
-      &KernelLowering::tryCrossLane,
-      &KernelLowering::tryAtomic,
+      &KernelLowering::tryControl,    &KernelLowering::tryCall,
+      &KernelLowering::tryCrossLane,  &KernelLowering::tryAtomic,
       &KernelLowering::trySignal,
   };
   for (Family Try : Families)

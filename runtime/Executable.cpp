@@ -357,13 +357,11 @@ hsa_status_t Executable::load(const Agent *A,
       if (Old && Owning)
         return HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS; // Loaded twice.
       if (Old) {
-        // A program-allocation variable another agent's code defines: the
-        // loader cannot yet bind this code's definition to that one.
-        std::fprintf(stderr,
-                     "openhsa: cannot load code object: program variable %s "
-                     "is already defined by code loaded for another agent\n",
-                     Key.c_str());
-        return HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS;
+        // A program-allocation variable that code of the program loaded for
+        // another agent defines: one variable per program, so this code
+        // uses that one (its own, weak, definition is discarded).
+        Externals[objectSymbolOf(V)] = Old->Address;
+        continue;
       }
       NewVariables.push_back({&V, Owning});
       continue;

@@ -386,3 +386,93 @@ TEST_F(EndToEnd, DISABLED_ChildLoadsCodeObjectFromFile) {
 }
 
 } // namespace
+
+namespace {
+
+/// Collects every CPU agent.
+hsa_status_t collectCpus(hsa_agent_t A, void *Data) {
+  hsa_device_type_t Type;
+  if (hsa_agent_get_info(A, HSA_AGENT_INFO_DEVICE, &Type) != HSA_STATUS_SUCCESS)
+    return HSA_STATUS_ERROR;
+  if (Type == HSA_DEVICE_TYPE_CPU)
+    static_cast<std::vector<hsa_agent_t> *>(Data)->push_back(A);
+  return HSA_STATUS_SUCCESS;
+}
+
+/// hwloc's synthetic topology with two packages: two CPU agents anywhere.
+constexpr const char *TwoPackages = "pack:2 core:2 pu:1";
+
+} // namespace
+
+// One program loaded for two agents in one executable: its program-
+// allocation variable is one variable (PRM 2.8.1), its agent-allocation
+// variable one per agent. Run in a child process that sees two packages.
+TEST_F(EndToEnd, ProgramVariablesAcrossTwoAgents) {
+  const int Status = runChild({"--gtest_also_run_disabled_tests",
+                               "--gtest_filter=EndToEnd.DISABLED_TwoAgents"
+                               "ShareProgramVariables"},
+                              "HWLOC_SYNTHETIC", TwoPackages);
+  EXPECT_EQ(Status, 0) << "the child process failed";
+}
+
+TEST_F(EndToEnd, DISABLED_TwoAgentsShareProgramVariables) {
+  const char *Synthetic = std::getenv("HWLOC_SYNTHETIC");
+  if (!Synthetic || std::string(Synthetic) != TwoPackages)
+    GTEST_SKIP() << "run by ProgramVariablesAcrossTwoAgents";
+  std::vector<hsa_agent_t> Cpus;
+  ASSERT_EQ(hsa_iterate_agents(collectCpus, &Cpus), HSA_STATUS_SUCCESS);
+  ASSERT_EQ(Cpus.size(), 2u);
+
+  // Each dispatch adds 1 to both counters and reports what it saw.
+  hsa_code_object_t CO = finalizeText(moduleHeader("two_agents") + R"(
+prog global_u32 &shared = 40;
+prog alloc(agent) global_u32 &per_agent = 7;
+prog kernel &bump(kernarg_u64 %out)
+{
+	ld_kernarg_u64	$d0, [%out];
+	atomic_add_global_scar_agent_u32	$s0, [&shared], 1;
+	atomic_add_global_scar_agent_u32	$s1, [&per_agent], 1;
+	st_global_u32	$s0, [$d0];
+	st_global_u32	$s1, [$d0 + 4];
+	ret;
+};
+)");
+  ASSERT_NE(CO.handle, 0u);
+  hsa_executable_t E = makeExecutable();
+  for (hsa_agent_t A : Cpus)
+    ASSERT_EQ(hsa_executable_load_code_object(E, A, CO, nullptr),
+              HSA_STATUS_SUCCESS);
+  ASSERT_EQ(hsa_executable_freeze(E, nullptr), HSA_STATUS_SUCCESS);
+
+  auto Address = [&](const char *Name, hsa_agent_t A) {
+    hsa_executable_symbol_t S{0};
+    EXPECT_EQ(hsa_executable_get_symbol_by_name(E, Name, &A, &S),
+              HSA_STATUS_SUCCESS)
+        << Name;
+    return symbolInfo<uint64_t>(S, HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_ADDRESS);
+  };
+  EXPECT_EQ(Address("&shared", Cpus[0]), Address("&shared", Cpus[1]));
+  EXPECT_NE(Address("&per_agent", Cpus[0]), Address("&per_agent", Cpus[1]));
+
+  uint32_t Seen[2] = {0, 0};
+  struct {
+    uint32_t *Out;
+  } Args{Seen};
+  const uint32_t Expected[][2] = {{40, 7}, {41, 7}, {42, 8}};
+  const unsigned On[] = {0, 1, 1};
+  for (unsigned Step = 0; Step < 3; ++Step) {
+    if (Queue) {
+      ASSERT_EQ(hsa_queue_destroy(Queue), HSA_STATUS_SUCCESS);
+      Queue = nullptr;
+    }
+    Cpu = Cpus[On[Step]]; // dispatch() queues on Cpu.
+    hsa_executable_symbol_t K{0};
+    ASSERT_EQ(hsa_executable_get_symbol_by_name(E, "&bump", &Cpu, &K),
+              HSA_STATUS_SUCCESS);
+    ASSERT_TRUE(dispatch(K, &Args, sizeof(Args), 1, 1));
+    EXPECT_EQ(Seen[0], Expected[Step][0]) << "step " << Step;
+    EXPECT_EQ(Seen[1], Expected[Step][1]) << "step " << Step;
+  }
+  EXPECT_EQ(hsa_executable_destroy(E), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
+}
