@@ -153,6 +153,13 @@ inline unsigned elementwiseBytes(char Class) {
   return Class == 'd' ? 8 : Class == 'q' ? 16 : 4;
 }
 
+/// The ld/st type moving one element of a register class: ld and st take
+/// no b32/b64 (PRM Tables 6-1, 6-2), so u32/u64, and b128 for q registers.
+inline std::string elementwiseMemoryType(char Class) {
+  return Class == 'q' ? std::string("b128")
+                      : "u" + std::to_string(elementwiseBytes(Class) * 8);
+}
+
 inline std::string elementwiseSource(const ElementwiseKernel &K) {
   std::string S = K.Header + "\nkernel &elementwise(kernarg_u64 %in0, "
                              "kernarg_u64 %in1, kernarg_u64 %in2, "
@@ -172,16 +179,16 @@ inline std::string elementwiseSource(const ElementwiseKernel &K) {
       S += "\tld_global_u32 $s9, [$d10];\n\tcmp_ne_b1_u32 $c" + N +
            ", $s9, 0;\n";
     else
-      S += "\tld_global_b" + std::to_string(elementwiseBytes(C) * 8) + " $" +
-           C + N + ", [$d10];\n";
+      S += "\tld_global_" + elementwiseMemoryType(C) + " $" + C + N +
+           ", [$d10];\n";
   }
   S += K.Body + "\n";
   Address("out", K.Out);
   if (K.Out == 'c')
     S += "\tcvt_u32_b1 $s9, $c4;\n\tst_global_u32 $s9, [$d10];\n";
   else
-    S += "\tst_global_b" + std::to_string(elementwiseBytes(K.Out) * 8) + " $" +
-         K.Out + "4, [$d10];\n";
+    S += "\tst_global_" + elementwiseMemoryType(K.Out) + " $" + K.Out +
+         "4, [$d10];\n";
   return S + "\tret;\n};\n";
 }
 
