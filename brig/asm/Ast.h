@@ -109,6 +109,7 @@ struct Instruction {
   uint8_t Geometry = 0;
   uint8_t Query = 0; // image or sampler query
   bool Ftz = false;
+  bool RoundWritten = false; // Round was spelled out (not a default)
   bool IsConst = false;
   bool NoNull = false;
   std::vector<Operand> Operands;

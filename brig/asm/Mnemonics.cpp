@@ -467,7 +467,8 @@ const Spelling<uint8_t> Segments[] = {
     {"global", BRIG_SEGMENT_GLOBAL},     {"group", BRIG_SEGMENT_GROUP},
     {"private", BRIG_SEGMENT_PRIVATE},   {"kernarg", BRIG_SEGMENT_KERNARG},
     {"readonly", BRIG_SEGMENT_READONLY}, {"spill", BRIG_SEGMENT_SPILL},
-    {"arg", BRIG_SEGMENT_ARG},           {"flat", BRIG_SEGMENT_FLAT},
+    {"arg", BRIG_SEGMENT_ARG},
+    // No "flat": a flat address is written without a segment modifier.
 };
 
 const Spelling<uint8_t> Roundings[] = {

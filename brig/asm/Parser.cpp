@@ -5,6 +5,7 @@
 #include "brig/asm/Lexer.h"
 #include "brig/asm/Literals.h"
 #include "brig/asm/Mnemonics.h"
+#include "brig/asm/Semantics.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
@@ -120,6 +121,14 @@ private:
     }
     return false;
   }
+  ModuleTraits traits() const { return ModuleTraits{Profile, Model}; }
+  /// Records an AsmError produced elsewhere (brig/asm/Semantics.h).
+  bool failWith(llvm::Error E) {
+    llvm::handleAllErrors(
+        std::move(E), [&](const AsmError &A) { fail(A.loc(), A.text()); },
+        [&](const llvm::ErrorInfoBase &B) { fail(SourceLoc{}, B.message()); });
+    return false;
+  }
 
   // Statements ------------------------------------------------------------
   bool parseTopLevel(std::vector<Stmt> &Out);
@@ -190,6 +199,8 @@ llvm::Expected<Program> Parser::run() {
     return llvm::make_error<AsmError>(ErrLoc, ErrMsg);
   if (!SeenModule)
     return llvm::make_error<AsmError>(SourceLoc{1, 1}, "missing module header");
+  if (llvm::Error E = checkModuleLinkageDefinitions(P.Stmts))
+    return E;
   return P;
 }
 
@@ -261,6 +272,8 @@ bool Parser::parseTopLevel(std::vector<Stmt> &Out) {
     if (!parseVariable(V, /*NameRequired=*/true, /*ModuleLevel=*/true, IsDecl,
                        Linkage))
       return false;
+    if (llvm::Error E = checkVariable(V, VarScope::Module, traits()))
+      return failWith(std::move(E));
     if (!expect(Tok::Semi, "';'"))
       return false;
     Out.push_back(Stmt{std::move(V)});
@@ -652,6 +665,10 @@ bool Parser::parseExecutable(std::vector<Stmt> &Out, bool IsDecl,
       if (!parseVariable(V, /*NameRequired=*/!IsSig, /*ModuleLevel=*/false,
                          /*IsDecl=*/false, std::nullopt))
         return false;
+      if (llvm::Error E = checkVariable(
+              V, IsKernel ? VarScope::KernelArg : VarScope::FunctionArg,
+              traits()))
+        return failWith(std::move(E));
       Args.push_back(std::move(V));
     } while (tryEat(Tok::Comma));
     return expect(Tok::RParen, "')'");
@@ -706,6 +723,14 @@ bool Parser::parseArgBlock(std::vector<Stmt> &Body) {
   if (Failed)
     return false;
   A.EndLoc = next().Loc;
+  // PRM 10.2: an arg block holds exactly one call.
+  unsigned Calls = 0;
+  for (const Stmt &St : A.Body)
+    if (const auto *I = std::get_if<Instruction>(&St.V))
+      Calls += I->Opcode == BRIG_OPCODE_CALL ||
+               I->Opcode == BRIG_OPCODE_SCALL || I->Opcode == BRIG_OPCODE_ICALL;
+  if (Calls != 1)
+    return fail(A.EndLoc, "an arg block must contain exactly one call");
   Body.push_back(Stmt{std::move(A)});
   return true;
 }
@@ -746,6 +771,9 @@ bool Parser::parseBodyStatement(std::vector<Stmt> &Body, bool InArgBlock) {
     if (!parseVariable(V, /*NameRequired=*/true, /*ModuleLevel=*/false, false,
                        std::nullopt))
       return false;
+    if (llvm::Error E = checkVariable(
+            V, InArgBlock ? VarScope::ArgBlock : VarScope::Local, traits()))
+      return failWith(std::move(E));
     if (!expect(Tok::Semi, "';'"))
       return false;
     Body.push_back(Stmt{std::move(V)});
@@ -956,6 +984,7 @@ bool Parser::decodeMnemonic(const Token &W, const OpcodeInfo &Info,
     std::optional<unsigned> Pack = M.tryCat(ModCat::Packing);
     if (!Type(I.Type, "data type"))
       return false;
+    I.RoundWritten = Round.has_value();
     if (Ftz || Round || Pack) {
       I.Kind = BRIG_KIND_INST_MOD;
       I.Ftz = Ftz;
@@ -1056,6 +1085,7 @@ bool Parser::decodeMnemonic(const Token &W, const OpcodeInfo &Info,
     std::optional<unsigned> Round = M.tryCat(ModCat::Rounding);
     if (!Type(I.Type, "destination type") || !Type(I.SourceType, "source type"))
       return false;
+    I.RoundWritten = Round.has_value();
     I.Round =
         Round ? uint8_t(*Round) : defaultCvtRounding(I.Type, I.SourceType);
     break;
@@ -1187,47 +1217,7 @@ bool Parser::decodeMnemonic(const Token &W, const OpcodeInfo &Info,
 
 unsigned Parser::requiredType(const OpcodeInfo &Info, const Instruction &I,
                               unsigned Idx) {
-  if (Idx >= Info.Types.size())
-    return BRIG_TYPE_NONE;
-  switch (Info.Types[Idx]) {
-  case OpType::None:
-    return BRIG_TYPE_NONE;
-  case OpType::T:
-    return I.Type;
-  case OpType::ST:
-    return I.SourceType;
-  case OpType::U32:
-    return BRIG_TYPE_U32;
-  case OpType::U64:
-    return BRIG_TYPE_U64;
-  case OpType::B1:
-    return BRIG_TYPE_B1;
-  case OpType::B32:
-    return BRIG_TYPE_B32;
-  case OpType::CmovCond:
-    return isBitType(I.Type) ? unsigned(BRIG_TYPE_B1)
-                             : packedToUnsigned(I.Type);
-  case OpType::Addr: {
-    bool Wide =
-        Model == BRIG_MACHINE_LARGE &&
-        (I.Segment == BRIG_SEGMENT_FLAT || I.Segment == BRIG_SEGMENT_GLOBAL ||
-         I.Segment == BRIG_SEGMENT_READONLY ||
-         I.Segment == BRIG_SEGMENT_KERNARG);
-    return Wide ? BRIG_TYPE_U64 : BRIG_TYPE_U32;
-  }
-  case OpType::Sig:
-    return I.SignalType;
-  case OpType::ImgT:
-    return I.ImageType;
-  case OpType::Samp:
-    return BRIG_TYPE_SAMP;
-  case OpType::Coord:
-    return I.CoordType;
-  case OpType::WaitTimeout:
-    return I.AtomicOp >= BRIG_ATOMIC_WAITTIMEOUT_EQ ? unsigned(BRIG_TYPE_U64)
-                                                    : unsigned(I.Type);
-  }
-  return BRIG_TYPE_NONE;
+  return operandType(Info, I, Idx, traits());
 }
 
 /// Operand index whose vector size must match a _vN modifier, or -1.
@@ -1316,6 +1306,8 @@ bool Parser::parseInstruction(std::vector<Stmt> &Body) {
                         llvm::Twine(Vector) + " suffix");
     }
   }
+  if (llvm::Error E = checkInstruction(*Info, I, traits()))
+    return failWith(std::move(E));
   Body.push_back(Stmt{std::move(I)});
   return true;
 }

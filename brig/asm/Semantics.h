@@ -1,0 +1,61 @@
+//===- brig/asm/Semantics.h - HSAIL instruction rules -----------*- C++ -*-===//
+//
+// Part of openhsa. The rules of PRM chapters 5-11 that HSAILasm enforces on
+// a parsed instruction beyond its grammar: the types, packing controls,
+// rounding modes, ftz, segments, memory orders and scopes each opcode allows,
+// the size of each register operand, address sizes, dimension numbers,
+// image geometries and coordinates. A broken rule is reported at the
+// mnemonic, or at the operand it concerns, as an AsmError.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OPENHSA_BRIG_ASM_SEMANTICS_H
+#define OPENHSA_BRIG_ASM_SEMANTICS_H
+
+#include "brig/asm/Ast.h"
+#include "brig/asm/Mnemonics.h"
+
+#include "llvm/Support/Error.h"
+
+namespace openhsa::brig::assembler {
+
+/// What an instruction's rules depend on besides the instruction.
+struct ModuleTraits {
+  uint8_t Profile = BRIG_PROFILE_FULL;
+  uint8_t Model = BRIG_MACHINE_LARGE;
+};
+
+/// The type the operand at \p Idx of a generic-syntax instruction takes
+/// (immediates are converted to it; registers must have its size);
+/// BRIG_TYPE_NONE when the position has no fixed type.
+unsigned operandType(const OpcodeInfo &Info, const Instruction &I, unsigned Idx,
+                     const ModuleTraits &M);
+
+/// Size in bits of the addresses of \p Segment in machine model \p Model.
+unsigned addressBits(unsigned Segment, unsigned Model);
+
+/// Checks \p I (fully parsed, operands included) against the rules of its
+/// opcode; returns the first rule it breaks as an AsmError.
+llvm::Error checkInstruction(const OpcodeInfo &Info, const Instruction &I,
+                             const ModuleTraits &M);
+
+/// Where a variable is defined or declared.
+enum class VarScope : uint8_t {
+  Module,      ///< module scope
+  KernelArg,   ///< a kernel's formal argument
+  FunctionArg, ///< a function's or signature's formal argument
+  Local,       ///< a kernel's or function's code block
+  ArgBlock,    ///< an arg block inside a code block
+};
+
+/// Checks a variable against PRM 4.20-4.21 (segments per scope, const,
+/// allocation, alignment, initializers, declarations) as HSAILasm does.
+llvm::Error checkVariable(const Variable &V, VarScope Scope,
+                          const ModuleTraits &M);
+
+/// Checks that every module-scope declaration with module linkage in
+/// \p Stmts has a definition (PRM 4.12).
+llvm::Error checkModuleLinkageDefinitions(const std::vector<Stmt> &Stmts);
+
+} // namespace openhsa::brig::assembler
+
+#endif // OPENHSA_BRIG_ASM_SEMANTICS_H
