@@ -83,7 +83,10 @@ Token Lexer::error(size_t P, std::string Msg) {
 void Lexer::skipSpace() {
   while (Pos < Src.size()) {
     char C = Src[Pos];
-    if (C == ' ' || C == '\t' || C == '\r' || C == '\f' || C == '\v') {
+    // PRM 4.4: no carriage return in the character set; like HSAILasm, one
+    // is taken only as part of a CR LF line end.
+    if (C == ' ' || C == '\t' || C == '\f' || C == '\v' ||
+        (C == '\r' && Pos + 1 < Src.size() && Src[Pos + 1] == '\n')) {
       ++Pos;
     } else if (C == '\n') {
       ++Pos;
@@ -136,7 +139,7 @@ void Lexer::lexBlockComment(size_t B) {
       ++I;
     }
     while (true) {
-      if (I >= N) {
+      if (I >= N || Src[I] == '\0') {
         Token E = error(B, "premature end of comment");
         E.Loc = StartLoc; // B lies on an earlier line than LineStart now
         Queue.push_back(std::move(E));
@@ -160,7 +163,9 @@ void Lexer::lexBlockComment(size_t B) {
     }
   }
   // Whitespace is required between a comment and a following word.
-  if (Pos < N && (isAlpha(Src[Pos]) || Src[Pos] == '@' || Src[Pos] == '/'))
+  // (HSAILasm also wants white space between a comment and the end of file.)
+  if (Pos >= N || Src[Pos] == '\0' || isAlpha(Src[Pos]) || Src[Pos] == '@' ||
+      Src[Pos] == '/')
     Queue.push_back(error(Pos, "missing white space"));
 }
 
@@ -448,8 +453,14 @@ Token Lexer::lexToken() {
   char C = Src[B];
   if (C == '/' && B + 1 < N && Src[B + 1] == '/') {
     size_t I = B;
-    while (I < N && Src[I] != '\n' && Src[I] != '\r')
+    // A NUL ends the source text, a comment too (as in HSAILasm).
+    while (I < N && Src[I] != '\n' && Src[I] != '\r' && Src[I] != '\0')
       ++I;
+    if (I < N && Src[I] == '\0')
+      return error(I, "NUL character in a comment");
+    // HSAILasm wants white space between a comment and the end of the text.
+    if (I >= N)
+      return error(I, "missing white space");
     Pos = I;
     Token T = make(Tok::Comment, B, I);
     T.StrValue = T.Text.str();
@@ -565,6 +576,8 @@ Token Lexer::lexToken() {
       T = std::move(Num);
       break;
     }
+    if (C == '\r')
+      return error(B, "carriage return without a line feed");
     return error(B, "syntax error");
   }
 

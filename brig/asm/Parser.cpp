@@ -121,7 +121,9 @@ private:
     }
     return false;
   }
-  ModuleTraits traits() const { return ModuleTraits{Profile, Model}; }
+  ModuleTraits traits() const {
+    return ModuleTraits{Profile, Model, ImageExtension};
+  }
   /// Records an AsmError produced elsewhere (brig/asm/Semantics.h).
   bool failWith(llvm::Error E) {
     llvm::handleAllErrors(
@@ -184,11 +186,14 @@ private:
   bool SeenModule = false;
   uint8_t Model = BRIG_MACHINE_LARGE;
   uint8_t Profile = BRIG_PROFILE_FULL;
+  bool ImageExtension = false;                    // extension "IMAGE" seen
+  const std::vector<Stmt> *ModuleStmts = nullptr; // the module so far
   std::string LocFile;
 };
 
 llvm::Expected<Program> Parser::run() {
   Program P;
+  ModuleStmts = &P.Stmts;
   while (!Failed) {
     collectComments(P.Stmts);
     if (at(Tok::Eof))
@@ -290,6 +295,7 @@ bool Parser::parseModule(std::vector<Stmt> &Out) {
   const Token &N = peek();
   if (N.Kind != Tok::GlobalId)
     return fail(N.Loc, "expected global identifier");
+  SourceLoc NameLoc = N.Loc;
   M.Name = next().Text.str();
   uint64_t Major = 0, Minor = 0;
   if (!expect(Tok::Colon, "':'") || !readInt(Major) ||
@@ -332,6 +338,11 @@ bool Parser::parseModule(std::vector<Stmt> &Out) {
     return fail(M.Loc, "invalid major version number");
   if (Minor > 0xffffffffull)
     return fail(M.Loc, "invalid minor version number");
+  // PRM 14.1: this is HSAIL 1.0.
+  if (Major != 1 || Minor != 0)
+    return fail(NameLoc, llvm::Twine("unsupported HSAIL version ") +
+                             llvm::Twine(Major) + ":" + llvm::Twine(Minor) +
+                             " (only 1:0 is supported)");
   M.Major = uint32_t(Major);
   M.Minor = uint32_t(Minor);
   SeenModule = true;
@@ -346,6 +357,8 @@ bool Parser::parseExtension(std::vector<Stmt> &Out) {
   E.Loc = next().Loc;
   if (!parseStringLiteral(E.Name) || !expect(Tok::Semi, "';'"))
     return false;
+  if (E.Name == "IMAGE")
+    ImageExtension = true;
   Out.push_back(Stmt{std::move(E)});
   return true;
 }
@@ -476,6 +489,12 @@ bool Parser::parseControl(std::vector<Stmt> &Out) {
       ++Idx;
     } while (tryEat(Tok::Comma));
   }
+  unsigned Needed = 0;
+  while (controlOperandType(C.Control, Needed) != BRIG_TYPE_NONE)
+    ++Needed;
+  if (Idx < Needed && !Failed)
+    return fail(C.Loc, llvm::Twine("insufficient number of operands: ") +
+                           W.Text + " takes " + llvm::Twine(Needed));
   if (!expect(Tok::Semi, "';'"))
     return false;
   Out.push_back(Stmt{std::move(C)});
@@ -731,6 +750,8 @@ bool Parser::parseArgBlock(std::vector<Stmt> &Body) {
                I->Opcode == BRIG_OPCODE_SCALL || I->Opcode == BRIG_OPCODE_ICALL;
   if (Calls != 1)
     return fail(A.EndLoc, "an arg block must contain exactly one call");
+  if (llvm::Error E = checkArgBlock(A, *ModuleStmts))
+    return failWith(std::move(E));
   Body.push_back(Stmt{std::move(A)});
   return true;
 }

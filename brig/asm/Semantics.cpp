@@ -873,8 +873,31 @@ llvm::Error checkBaseProfileType(SourceLoc L, unsigned T,
   return llvm::Error::success();
 }
 
+bool isImageOpcode(unsigned Op) {
+  switch (Op) {
+  case BRIG_OPCODE_RDIMAGE:
+  case BRIG_OPCODE_LDIMAGE:
+  case BRIG_OPCODE_STIMAGE:
+  case BRIG_OPCODE_IMAGEFENCE:
+  case BRIG_OPCODE_QUERYIMAGE:
+  case BRIG_OPCODE_QUERYSAMPLER:
+    return true;
+  default:
+    return false;
+  }
+}
+
+const char *const NoImageExtension =
+    "image and sampler types and instructions need extension \"IMAGE\"";
+
 llvm::Error checkTypes(const OpcodeInfo &Info, const Instruction &I,
                        const ModuleTraits &M) {
+  // PRM 7.1: the image instructions and the image and sampler types belong
+  // to the IMAGE extension.
+  if (!M.ImageExtension &&
+      (isImageOpcode(I.Opcode) || inSet(I.Type, IMG | SAMP) ||
+       inSet(I.SourceType, IMG | SAMP)))
+    return error(I.Loc, NoImageExtension);
   for (unsigned T : {I.Type, I.SourceType}) {
     if (llvm::Error E = checkSignalModel(I.Loc, T, M))
       return E;
@@ -1291,6 +1314,8 @@ llvm::Error checkVariable(const Variable &V, VarScope Scope,
                     "of the type");
   if (llvm::Error E = checkBaseProfileType(L, V.Type, M))
     return E;
+  if (!M.ImageExtension && inSet(V.Type, IMG | SAMP))
+    return error(L, NoImageExtension);
   // HSAILasm accepts arrays of the other model's signal type.
   if (!V.IsArray)
     if (llvm::Error E = checkSignalModel(L, V.Type, M))
@@ -1304,11 +1329,174 @@ llvm::Error checkVariable(const Variable &V, VarScope Scope,
     if (!isBitType(V.Type) && Aggregate)
       return error(V.Init->Loc,
                    llvm::Twine("expected a ") + tn(V.Type) + "[] constant");
+    unsigned Lit = V.Init->Type;
+    if (!isBitType(V.Type) && V.Init->K == Operand::Kind::Constant &&
+        !(Lit & BRIG_TYPE_ARRAY))
+      return error(V.Init->Loc,
+                   llvm::Twine("expected a ") + tn(V.Type) + "[] constant");
+    if (!isBitType(V.Type) && V.Init->K == Operand::Kind::Constant &&
+        (Lit & BRIG_TYPE_ARRAY) && (Lit & ~unsigned(BRIG_TYPE_ARRAY)) != V.Type)
+      return error(V.Init->Loc, llvm::Twine("expected a ") + tn(V.Type) +
+                                    "[] constant, not " +
+                                    tn(Lit & ~unsigned(BRIG_TYPE_ARRAY)) +
+                                    "[]");
+  }
+  return llvm::Error::success();
+}
+
+namespace {
+
+unsigned effectiveAlign(const Variable &V) {
+  return V.Align ? *V.Align : naturalAlignment(V.Type);
+}
+
+uint8_t linkageOf(std::optional<uint8_t> L) {
+  return L ? *L : uint8_t(BRIG_LINKAGE_MODULE);
+}
+
+/// Whether two arguments (or a declared and a defined variable) have the
+/// same segment, type and shape.
+bool sameShape(const Variable &A, const Variable &B) {
+  if (A.Segment != B.Segment || A.Type != B.Type || A.IsArray != B.IsArray)
+    return false;
+  return !A.IsArray || A.IsFlexArray || B.IsFlexArray || A.Dim == B.Dim;
+}
+
+bool sameVariable(const Variable &A, const Variable &B) {
+  return sameShape(A, B) && effectiveAlign(A) == effectiveAlign(B) &&
+         A.IsConst == B.IsConst && linkageOf(A.Linkage) == linkageOf(B.Linkage);
+}
+
+bool sameArgs(const std::vector<Variable> &A, const std::vector<Variable> &B) {
+  if (A.size() != B.size())
+    return false;
+  for (size_t I = 0; I < A.size(); ++I)
+    if (!sameShape(A[I], B[I]))
+      return false;
+  return true;
+}
+
+bool sameExecutable(const Executable &A, const Executable &B) {
+  return A.Kind == B.Kind && linkageOf(A.Linkage) == linkageOf(B.Linkage) &&
+         sameArgs(A.OutArgs, B.OutArgs) && sameArgs(A.InArgs, B.InArgs);
+}
+
+const Executable *findExecutable(const std::vector<Stmt> &Module,
+                                 const std::string &Name) {
+  const Executable *Found = nullptr;
+  for (const Stmt &St : Module)
+    if (const auto *E = std::get_if<Executable>(&St.V))
+      if (E->Name == Name)
+        Found = E;
+  return Found;
+}
+
+/// Checks the actual arguments \p Actual (names of arg variables of \p A)
+/// against the formal arguments \p Formal.
+llvm::Error checkActuals(const Operand &Actual,
+                         const std::vector<Variable> &Formal, const ArgBlock &A,
+                         const char *Which) {
+  if (Actual.Names.size() != Formal.size())
+    return error(Actual.Loc, llvm::Twine("invalid number of ") + Which +
+                                 " arguments: the callee takes " +
+                                 llvm::Twine(Formal.size()));
+  for (size_t I = 0; I < Formal.size(); ++I) {
+    const Variable *V = nullptr;
+    for (const Stmt &St : A.Body)
+      if (const auto *Var = std::get_if<Variable>(&St.V))
+        if (Var->Name == Actual.Names[I])
+          V = Var;
+    if (!V)
+      continue; // an undefined name is reported when symbols are bound
+    const Variable &F = Formal[I];
+    if (V->Type != F.Type || V->IsArray != F.IsArray)
+      return error(Actual.NameLocs[I],
+                   llvm::Twine("argument ") + Actual.Names[I] + " (" +
+                       tn(V->Type) + (V->IsArray ? "[]" : "") +
+                       ") does not match the formal argument (" + tn(F.Type) +
+                       (F.IsArray ? "[]" : "") + ")");
+    if (V->IsArray && !F.IsFlexArray && V->Dim != F.Dim)
+      return error(Actual.NameLocs[I],
+                   llvm::Twine("argument ") + Actual.Names[I] +
+                       " must be an array of the formal argument's size " +
+                       llvm::Twine(F.Dim));
+  }
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Error checkArgBlock(const ArgBlock &A, const std::vector<Stmt> &Module) {
+  const Instruction *Call = nullptr;
+  for (const Stmt &St : A.Body)
+    if (const auto *I = std::get_if<Instruction>(&St.V))
+      if (I->Opcode == BRIG_OPCODE_CALL || I->Opcode == BRIG_OPCODE_SCALL ||
+          I->Opcode == BRIG_OPCODE_ICALL)
+        Call = I;
+  if (!Call || Call->Operands.size() < 3)
+    return llvm::Error::success();
+  const Operand &Outs = Call->Operands[0], &Target = Call->Operands[1],
+                &Ins = Call->Operands[2];
+  // Every arg variable of the block is passed to the call.
+  for (const Stmt &St : A.Body) {
+    const auto *V = std::get_if<Variable>(&St.V);
+    if (!V || V->Segment != BRIG_SEGMENT_ARG)
+      continue;
+    bool Used = false;
+    for (const Operand *L : {&Outs, &Ins})
+      for (const std::string &N : L->Names)
+        Used |= N == V->Name;
+    if (!Used)
+      return error(A.EndLoc, llvm::Twine("the arg block defines ") + V->Name +
+                                 ", which its call does not pass");
+  }
+  // The callees: the function of call, each function of an scall table, the
+  // signature of icall.
+  std::vector<const Executable *> Callees;
+  auto Add = [&](const std::string &Name) {
+    if (const Executable *E = findExecutable(Module, Name))
+      Callees.push_back(E);
+  };
+  if (Call->Opcode == BRIG_OPCODE_CALL && Target.K == Operand::Kind::CodeRef)
+    Add(Target.Name);
+  if (Call->Operands.size() > 3) {
+    const Operand &Extra = Call->Operands[3];
+    if (Extra.K == Operand::Kind::SignatureRef)
+      Add(Extra.Name);
+    else if (Extra.K == Operand::Kind::FunctionList)
+      for (const std::string &N : Extra.Names)
+        Add(N);
+  }
+  for (const Executable *E : Callees) {
+    if (E->Kind == BRIG_KIND_DIRECTIVE_KERNEL)
+      continue; // reported when symbols are bound
+    if (llvm::Error Err = checkActuals(Outs, E->OutArgs, A, "output"))
+      return Err;
+    if (llvm::Error Err = checkActuals(Ins, E->InArgs, A, "input"))
+      return Err;
   }
   return llvm::Error::success();
 }
 
 llvm::Error checkModuleLinkageDefinitions(const std::vector<Stmt> &Stmts) {
+  // Every declaration and definition of a name agrees with the first one.
+  for (size_t I = 0; I < Stmts.size(); ++I) {
+    const auto *V = std::get_if<Variable>(&Stmts[I].V);
+    const auto *E = std::get_if<Executable>(&Stmts[I].V);
+    for (size_t J = 0; J < I && (V || E); ++J) {
+      if (V)
+        if (const auto *First = std::get_if<Variable>(&Stmts[J].V))
+          if (First->Name == V->Name && !sameVariable(*First, *V))
+            return error(V->Loc, llvm::Twine("declarations of ") + V->Name +
+                                     " do not agree");
+      if (E)
+        if (const auto *First = std::get_if<Executable>(&Stmts[J].V))
+          if (First->Name == E->Name && !sameExecutable(*First, *E))
+            return error(E->Loc, llvm::Twine("declarations of ") + E->Name +
+                                     " do not agree");
+    }
+  }
+
   struct Decl {
     SourceLoc Loc;
     const char *What;

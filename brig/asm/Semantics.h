@@ -22,6 +22,7 @@ namespace openhsa::brig::assembler {
 struct ModuleTraits {
   uint8_t Profile = BRIG_PROFILE_FULL;
   uint8_t Model = BRIG_MACHINE_LARGE;
+  bool ImageExtension = false; ///< extension "IMAGE" precedes
 };
 
 /// The type the operand at \p Idx of a generic-syntax instruction takes
@@ -52,8 +53,15 @@ enum class VarScope : uint8_t {
 llvm::Error checkVariable(const Variable &V, VarScope Scope,
                           const ModuleTraits &M);
 
+/// Checks an arg block (PRM 10.2): each variable it defines is an argument
+/// of its call, and the call's arguments match the formal arguments of the
+/// function (or signature) it calls, found among \p Module (the module-scope
+/// statements parsed so far).
+llvm::Error checkArgBlock(const ArgBlock &A, const std::vector<Stmt> &Module);
+
 /// Checks that every module-scope declaration with module linkage in
-/// \p Stmts has a definition (PRM 4.12).
+/// \p Stmts has a definition, and that every declaration and definition of
+/// one name agree (PRM 4.12).
 llvm::Error checkModuleLinkageDefinitions(const std::vector<Stmt> &Stmts);
 
 } // namespace openhsa::brig::assembler
