@@ -310,6 +310,14 @@ Error Validator::checkOperand(uint32_t Off) {
     uint64_t Size = M.dataBytes(C.bytes)->size();
     // Signal handles are 64-bit in BRIG constants whatever the signal type.
     unsigned EltType = brigTypeArrayElement(C.type);
+    // PRM 18.6.6: integer, float, packed or signal values (or arrays of
+    // them); HSAIL has no bit-typed constants, and images and samplers are
+    // BrigOperandConstantImage / BrigOperandConstantSampler.
+    if (isBitType(EltType) || isImageType(EltType) || EltType == BRIG_TYPE_SAMP)
+      return opErr(Off, "constant bytes cannot have type " +
+                            Twine(typeName(EltType)) +
+                            " (only integer, float, packed and signal "
+                            "values)");
     unsigned Bits = isSignalType(EltType) ? 64 : typeBits(EltType);
     unsigned Elt = Bits <= 8 ? 1 : Bits / 8;
     if (brigTypeIsArray(C.type) ? Size % Elt != 0 : Size != Elt)

@@ -344,6 +344,19 @@ TEST_F(ValidatorTest, ConstantSizeMismatch) {
   expectError("constant of type u64 has 4 bytes");
 }
 
+TEST_F(ValidatorTest, ConstantOfBitType) {
+  // PRM 18.6.6: HSAIL has no bit-typed constants.
+  B.put<uint16_t>(S.OperandBase + S.Imm + 4, BRIG_TYPE_B32);
+  expectError("constant bytes cannot have type b32");
+}
+
+TEST_F(ValidatorTest, ConstantOfImageType) {
+  // Images are image constants, not bytes (found by fuzz_brig_reader: the
+  // printer had no text for such a value).
+  B.put<uint16_t>(S.OperandBase + S.Imm + 4, BRIG_TYPE_ROIMG_ARRAY);
+  expectError("constant bytes cannot have type roimg");
+}
+
 TEST_F(ValidatorTest, ListByteCountNotMultipleOf4) {
   // 10 bytes: the chain of entries stays intact (padded to 12).
   B.put<uint32_t>(S.DataBase + S.AddOps, 10);
