@@ -11,7 +11,6 @@
 #include "brig/BrigNames.h"
 #include "brig/InstTable.h"
 
-#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/Twine.h"
 
 #include <initializer_list>
@@ -41,14 +40,12 @@ enum TypeSet : uint32_t {
   PS = 1u << 12,    ///< packed s, every length
   PF = 1u << 13,    ///< f16x2 f16x4 f16x8 f32x2 f32x4 f64x2
   PSHUF = 1u << 14, ///< s, u, f of 8x4 8x8 16x2 16x4 32x2
-  SU816 = 1u << 15, ///< s8 s16 u8 u16
-  F1632 = 1u << 16, ///< f16 f32
-  B32 = 1u << 17,   ///< b32
-  B64 = 1u << 18,   ///< b64
-  U8X4 = 1u << 19,  ///< u8x4
-  IMG = 1u << 20,   ///< roimg woimg rwimg
-  SAMP = 1u << 21,  ///< samp
-  SIG = 1u << 22,   ///< sig32 sig64
+  B32 = 1u << 15,   ///< b32
+  B64 = 1u << 16,   ///< b64
+  U8X4 = 1u << 17,  ///< u8x4
+  IMG = 1u << 18,   ///< roimg woimg rwimg
+  SAMP = 1u << 19,  ///< samp
+  SIG = 1u << 20,   ///< sig32 sig64
   PALL = PSU | PF,  ///< every packed type
 };
 
@@ -99,13 +96,10 @@ bool inSet(unsigned T, uint32_t Set) {
       return true;
     if ((Set & U3264) && Big && !Sg)
       return true;
-    if ((Set & SU816) && (Bits == 8 || Bits == 16))
-      return true;
     return false;
   }
   if (isFloatType(T))
-    return (Set & F) || ((Set & F32) && T == BRIG_TYPE_F32) ||
-           ((Set & F1632) && T != BRIG_TYPE_F64);
+    return (Set & F) || ((Set & F32) && T == BRIG_TYPE_F32);
   switch (T) {
   case BRIG_TYPE_B1:
     return Set & B1;
