@@ -126,8 +126,9 @@ struct Variable {
   std::optional<uint8_t> Linkage;
   bool IsDecl = false;
   bool IsArray = false;
-  bool IsFlexArray = false; // "[]" without a size
-  uint64_t Dim = 0;         // explicit or inferred from the initializer
+  bool IsFlexArray = false;  // "[]" without a size
+  uint64_t Dim = 0;          // explicit or inferred from the initializer
+  uint64_t InitElements = 0; // elements the initializer gives
   std::optional<Operand> Init;
 };
 

@@ -355,6 +355,16 @@ bool Parser::parseModule(std::vector<Stmt> &Out) {
 bool Parser::parseExtension(std::vector<Stmt> &Out) {
   ExtensionDirective E;
   E.Loc = next().Loc;
+  // PRM 14.2: extensions follow the module header, before any declaration
+  // or definition.
+  for (const Stmt &St : Out)
+    if (!std::holds_alternative<ModuleDirective>(St.V) &&
+        !std::holds_alternative<ExtensionDirective>(St.V) &&
+        !std::holds_alternative<PragmaDirective>(St.V) &&
+        !std::holds_alternative<LocDirective>(St.V) &&
+        !std::holds_alternative<CommentDirective>(St.V))
+      return fail(E.Loc, "extension directives must come before the "
+                         "declarations and definitions of the module");
   if (!parseStringLiteral(E.Name) || !expect(Tok::Semi, "';'"))
     return false;
   if (E.Name == "IMAGE")
@@ -647,6 +657,7 @@ bool Parser::parseVariable(Variable &V, bool NameRequired, bool ModuleLevel,
       Dim = EB ? O.Bytes.size() / EB : 0;
       V.Init = std::move(O);
     }
+    V.InitElements = Dim;
     if (V.IsFlexArray)
       V.Dim = Dim;
   }
@@ -705,6 +716,8 @@ bool Parser::parseExecutable(std::vector<Stmt> &Out, bool IsDecl,
     E.HasBody = true;
     if (!parseCodeBlock(E.Body))
       return false;
+    if (llvm::Error Err = checkRegisterLimits(E))
+      return failWith(std::move(Err));
   }
   if (!expect(Tok::Semi, "';'"))
     return false;
@@ -783,8 +796,18 @@ bool Parser::parseBodyStatement(std::vector<Stmt> &Body, bool InArgBlock) {
     return parsePragma(Body);
   if (T.Text == "loc")
     return parseLoc(Body);
-  if (lookupControl(T.Text))
+  if (lookupControl(T.Text)) {
+    // PRM 13.1: control directives come first in a code block (after
+    // pragmas, loc directives and comments at most).
+    for (const Stmt &St : Body)
+      if (!std::holds_alternative<ControlDirective>(St.V) &&
+          !std::holds_alternative<PragmaDirective>(St.V) &&
+          !std::holds_alternative<LocDirective>(St.V) &&
+          !std::holds_alternative<CommentDirective>(St.V))
+        return fail(T.Loc, "control directives must come before the other "
+                           "statements of a code block");
     return parseControl(Body);
+  }
   if (T.Text == "fbarrier")
     return parseFbarrier(Body, /*ModuleLevel=*/false, false, std::nullopt);
   if (isVariableStart()) {

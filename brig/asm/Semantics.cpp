@@ -13,6 +13,7 @@
 
 #include "llvm/ADT/Twine.h"
 
+#include <algorithm>
 #include <initializer_list>
 
 namespace openhsa::brig::assembler {
@@ -139,6 +140,8 @@ const char *opName(const Instruction &I) {
 }
 
 llvm::Error badType(const Instruction &I, const char *What, unsigned T) {
+  if (T == BRIG_TYPE_NONE)
+    return error(I.Loc, llvm::Twine(opName(I)) + " needs a " + What);
   return error(I.Loc, llvm::Twine(opName(I)) + " does not support " + What +
                           " " + tn(T));
 }
@@ -811,6 +814,8 @@ uint32_t fixedTypes(unsigned Opcode) {
   case BRIG_OPCODE_CBR: // Table 8-1
     return B1;
   case BRIG_OPCODE_SBR:
+  case BRIG_OPCODE_SCALL: // Table 10-2
+  case BRIG_OPCODE_ICALL: // Table 10-3
     return U3264;
   default:
     return 0;
@@ -1334,6 +1339,11 @@ llvm::Error checkVariable(const Variable &V, VarScope Scope,
                                     "[] constant, not " +
                                     tn(Lit & ~unsigned(BRIG_TYPE_ARRAY)) +
                                     "[]");
+    if (!V.IsFlexArray && V.InitElements != V.Dim)
+      return error(V.Init->Loc, llvm::Twine("the initializer has ") +
+                                    llvm::Twine(V.InitElements) +
+                                    " elements, the array " +
+                                    llvm::Twine(V.Dim));
   }
   return llvm::Error::success();
 }
@@ -1419,6 +1429,50 @@ llvm::Error checkActuals(const Operand &Actual,
 }
 
 } // namespace
+
+namespace {
+
+/// One past the highest register number of each kind in \p Stmts.
+void registerHighWater(const std::vector<Stmt> &Stmts, uint32_t (&Max)[4]) {
+  auto Note = [&](const Operand &O) {
+    if ((O.K == Operand::Kind::Register ||
+         (O.K == Operand::Kind::Address && O.HasReg)) &&
+        O.RegKind < 4)
+      Max[O.RegKind] = std::max<uint32_t>(Max[O.RegKind], O.RegNum + 1u);
+  };
+  for (const Stmt &St : Stmts) {
+    if (const auto *I = std::get_if<Instruction>(&St.V)) {
+      for (const Operand &O : I->Operands) {
+        Note(O);
+        for (const Operand &E : O.Elements)
+          Note(E);
+      }
+    } else if (const auto *A = std::get_if<ArgBlock>(&St.V)) {
+      registerHighWater(A->Body, Max);
+    }
+  }
+}
+
+} // namespace
+
+llvm::Error checkRegisterLimits(const Executable &E) {
+  uint32_t Max[4] = {0, 0, 0, 0};
+  registerHighWater(E.Body, Max);
+  const char *What =
+      E.Kind == BRIG_KIND_DIRECTIVE_KERNEL ? "kernel" : "function";
+  if (Max[BRIG_REGISTER_KIND_CONTROL] > 128)
+    return error(E.Loc, llvm::Twine(What) + " " + E.Name + " uses " +
+                            llvm::Twine(Max[BRIG_REGISTER_KIND_CONTROL]) +
+                            " c registers (at most 128)");
+  uint64_t Slots = uint64_t(Max[BRIG_REGISTER_KIND_SINGLE]) +
+                   2 * uint64_t(Max[BRIG_REGISTER_KIND_DOUBLE]) +
+                   4 * uint64_t(Max[BRIG_REGISTER_KIND_QUAD]);
+  if (Slots > 2048)
+    return error(E.Loc, llvm::Twine(What) + " " + E.Name + " uses " +
+                            llvm::Twine(Slots) +
+                            " register slots ($s + 2 $d + 4 $q, at most 2048)");
+  return llvm::Error::success();
+}
 
 llvm::Error checkArgBlock(const ArgBlock &A, const std::vector<Stmt> &Module) {
   const Instruction *Call = nullptr;

@@ -53,6 +53,11 @@ enum class VarScope : uint8_t {
 llvm::Error checkVariable(const Variable &V, VarScope Scope,
                           const ModuleTraits &M);
 
+/// Checks that a kernel or function uses at most 128 c registers and at most
+/// 2048 32-bit register slots ($s, $d counting 2, $q counting 4; PRM 4.7),
+/// counting up to the highest register number of each kind it names.
+llvm::Error checkRegisterLimits(const Executable &E);
+
 /// Checks an arg block (PRM 10.2): each variable it defines is an argument
 /// of its call, and the call's arguments match the formal arguments of the
 /// function (or signature) it calls, found among \p Module (the module-scope
