@@ -1,6 +1,7 @@
 //===- finalizer/Codegen.cpp - LLVM IR to a host object file --------------===//
 #include "finalizer/Codegen.h"
 #include "finalizer/IntegerAddresses.h"
+#include "finalizer/UniformConditions.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -13,6 +14,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/Scalar/SimplifyCFG.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
 #include <cstdlib>
@@ -120,6 +122,13 @@ llvm::Expected<std::vector<uint8_t>> compileToObject(llvm::Module &M) {
     PB.registerPeepholeEPCallback(
         [](llvm::FunctionPassManager &FPM, llvm::OptimizationLevel) {
           FPM.addPass(IntegerAddressesPass());
+        });
+    // Work-item loops whose bounds check holds for the whole group run a
+    // copy without it, which vectorizes without masks.
+    PB.registerVectorizerStartEPCallback(
+        [](llvm::FunctionPassManager &FPM, llvm::OptimizationLevel) {
+          FPM.addPass(UniformConditionsPass());
+          FPM.addPass(llvm::SimplifyCFGPass());
         });
     llvm::ModulePassManager MPM =
         PB.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);

@@ -399,12 +399,14 @@ TEST_F(DispatchSegments, KernargAndContext) {
   int UserData = 0;
   const uint64_t K = makeKernel(echoKernel, sizeof(EchoArgs), &UserData);
   hsa_signal_t Done = makeSignal(1);
-  // Two packets, so the second has a non-zero packet id.
+  // Two packets, so the second has a non-zero packet id. The second sets the
+  // barrier bit: without it the first may still be running (and writing the
+  // record) when the second completes.
   auto P = singleItemPacket(K, Args, hsa_signal_t{0});
   submitPacket(Queue, &P, packetHeader(HSA_PACKET_TYPE_KERNEL_DISPATCH));
   P = dispatchPacket(K, Args, 2, {1, 1, 1}, {1, 1, 1}, Done);
-  const uint64_t Index =
-      submitPacket(Queue, &P, packetHeader(HSA_PACKET_TYPE_KERNEL_DISPATCH));
+  const uint64_t Index = submitPacket(
+      Queue, &P, packetHeader(HSA_PACKET_TYPE_KERNEL_DISPATCH, true));
   ASSERT_EQ(waitUntil(Done, HSA_SIGNAL_CONDITION_EQ, 0), 0);
   EXPECT_EQ(Record.Calls, 2u);
   EXPECT_EQ(Record.Args.A, 0x0123456789abcdefULL);
