@@ -1,4 +1,4 @@
-//===- finalizer/UniformConditions.h - Loops on uniform branches -*- C++ -*-===//
+//===- finalizer/UniformConditions.h - Uniform-branch loops -----*- C++ -*-===//
 //
 // Nearly every kernel starts with a bounds check, `if (id < n)`, which holds
 // for every work-item of all but the last work-group. In the work-item loop
