@@ -173,6 +173,10 @@ private:
   RegisterSlot registerSlot(const BrigOperandRegister &R);
   llvm::Expected<Value *> read(EntryRef<BrigInstBase> I, unsigned Index,
                                unsigned BrigType);
+  /// read() of the operand at \p Off (an element of an operand list);
+  /// \p Index only names it in errors.
+  llvm::Expected<Value *> readOperand(EntryRef<BrigInstBase> I, uint32_t Off,
+                                      unsigned Index, unsigned BrigType);
   llvm::Error write(EntryRef<BrigInstBase> I, unsigned Index, Value *V,
                     unsigned BrigType);
   llvm::Expected<Value *> address(EntryRef<BrigInstBase> I, unsigned Index,

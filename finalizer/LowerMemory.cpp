@@ -1,5 +1,4 @@
-//===- finalizer/LowerMemory.cpp - ld, st, lda
-//------------------------------===//
+//===- finalizer/LowerMemory.cpp - ld, st, lda ----------------------------===//
 #include "finalizer/KernelLowering.h"
 
 namespace openhsa::finalizer::detail {
@@ -17,22 +16,16 @@ std::optional<llvm::Error> KernelLowering::tryMemory(EntryRef<BrigInstBase> I) {
 
 llvm::Error KernelLowering::lowerMemory(EntryRef<BrigInstBase> I) {
   if (I->opcode == BRIG_OPCODE_LDA) {
+    // Flat, global and readonly addresses; the segments whose addresses
+    // are offsets (group, private) and kernarg are trySystem's, which runs
+    // first (LowerSystem.cpp).
     auto Addr = B.code<BrigInstAddr>(I.Offset);
     if (!Addr)
       return failInst(I, "malformed lda");
     auto A = address(I, 1, Addr->segment);
     if (!A)
       return A.takeError();
-    // lda yields a segment address: for segments with a base, the offset.
     Value *V = Builder.CreatePtrToInt(*A, llvm::Type::getInt64Ty(Ctx));
-    if (Addr->segment == BRIG_SEGMENT_GROUP ||
-        Addr->segment == BRIG_SEGMENT_PRIVATE ||
-        Addr->segment == BRIG_SEGMENT_SPILL ||
-        Addr->segment == BRIG_SEGMENT_KERNARG ||
-        Addr->segment == BRIG_SEGMENT_ARG)
-      return failInst(I, "lda of segment '" +
-                             llvm::Twine(segmentName(Addr->segment)) +
-                             "' is not supported yet");
     return write(I, 0, Builder.CreateZExtOrTrunc(V, llvmType(I->type)),
                  I->type);
   }
@@ -40,14 +33,13 @@ llvm::Error KernelLowering::lowerMemory(EntryRef<BrigInstBase> I) {
   if (!Mem)
     return failInst(I, "malformed memory instruction");
   const unsigned T = I->type;
-  if (isPacked(T) && typeBytes(T) > 8)
-    return failInst(I,
-                    "128-bit packed memory operations are not supported yet");
   auto A = address(I, 1, Mem->segment);
   if (!A)
     return A.takeError();
   llvm::Type *Ty = llvmType(T);
-  if ((T & BRIG_TYPE_BASE_MASK) == BRIG_TYPE_B128 && !isPacked(T))
+  // 128-bit values (b128 and the 128-bit packed types) move as one i128,
+  // the width of a $q register.
+  if (typeBytes(T) == 16)
     Ty = llvm::Type::getInt128Ty(Ctx);
   const llvm::Align Align(alignmentBytes(Mem->align));
   const uint32_t DataOff = operandOffset(I, 0);
@@ -94,16 +86,13 @@ llvm::Error KernelLowering::lowerMemory(EntryRef<BrigInstBase> I) {
     return llvm::Error::success();
   }
   for (unsigned J = 0; J < Regs.size(); ++J) {
-    Value *V;
-    if (auto R = B.operand<BrigOperandRegister>(Regs[J])) {
-      RegisterSlot Slot = registerSlot(*R);
-      V = Builder.CreateLoad(Slot.Ty, Slot.Ptr);
-      V = Builder.CreateTrunc(V, Builder.getIntNTy(Bytes * 8));
-      if (!Ty->isIntegerTy())
-        V = Builder.CreateBitCast(V, Ty);
-    } else {
-      return failInst(I, "immediate vector elements are not supported yet");
-    }
+    // A register, an immediate or WAVESIZE (PRM 4.16: st's source vector).
+    auto E = readOperand(I, Regs[J], 0, T);
+    if (!E)
+      return E.takeError();
+    Value *V = *E;
+    if (V->getType() != Ty)
+      V = Builder.CreateBitCast(V, Ty);
     Value *P = Builder.CreateConstGEP1_64(Builder.getInt8Ty(), *A, J * Bytes);
     Builder.CreateAlignedStore(V, P, llvm::commonAlignment(Align, J * Bytes));
   }

@@ -238,8 +238,8 @@ llvm::Error KernelLowering::declareVariable(EntryRef<BrigDirectiveVariable> V) {
   case BRIG_SEGMENT_PRIVATE:
   case BRIG_SEGMENT_SPILL:
     if (V->init)
-      return fail(V.Offset, "initialized private variables are not supported "
-                            "yet");
+      return fail(V.Offset, "private and spill variables cannot have an "
+                            "initializer (PRM 4.10)");
     if (Kind != BodyKind::Kernel) {
       // One per activation: in the function's frame on the private stack.
       Home.FrameRelative = true;
@@ -488,7 +488,13 @@ KernelLowering::registerSlot(const BrigOperandRegister &R) {
 
 llvm::Expected<Value *> KernelLowering::read(EntryRef<BrigInstBase> I,
                                              unsigned Index, unsigned T) {
-  const uint32_t Off = operandOffset(I, Index);
+  return readOperand(I, operandOffset(I, Index), Index, T);
+}
+
+llvm::Expected<Value *> KernelLowering::readOperand(EntryRef<BrigInstBase> I,
+                                                    uint32_t Off,
+                                                    unsigned Index,
+                                                    unsigned T) {
   llvm::Type *Ty = llvmType(T);
   const unsigned Bits = Ty->getPrimitiveSizeInBits();
   if (auto R = B.operand<BrigOperandRegister>(Off)) {
