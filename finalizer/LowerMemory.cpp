@@ -86,7 +86,7 @@ llvm::Error KernelLowering::lowerMemory(EntryRef<BrigInstBase> I) {
     return llvm::Error::success();
   }
   for (unsigned J = 0; J < Regs.size(); ++J) {
-    // A register, an immediate or WAVESIZE (PRM 4.16: st's source vector).
+    // A register, an immediate or WAVESIZE (PRM 4.17: st's source vector).
     auto E = readOperand(I, Regs[J], 0, T);
     if (!E)
       return E.takeError();
