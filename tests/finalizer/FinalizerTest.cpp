@@ -276,3 +276,93 @@ TEST(FinalizerTest, CodeObjectRoundTripAndGarbage) {
 }
 
 } // namespace
+
+namespace {
+
+// The bounds checks that UniformConditions (finalizer/UniformConditions.h)
+// versions work-item loops on: each ordered comparison, signed and
+// unsigned, with the work-item's value on either side, against bounds
+// before, inside, at the edge of and after work-groups, and on values that
+// wrap inside a work-group (id + K), where the versioned copy must not run.
+struct BoundsCheck {
+  const char *Op;
+  const char *Type;
+  bool Swapped;
+};
+
+const BoundsCheck BoundsChecks[] = {
+    {"lt", "u32", false}, {"le", "u32", false}, {"gt", "u32", false},
+    {"ge", "u32", false}, {"lt", "s32", false}, {"le", "s32", false},
+    {"gt", "s32", false}, {"ge", "s32", false}, {"lt", "u32", true},
+    {"ge", "u32", true},  {"lt", "s32", true},  {"ge", "s32", true},
+};
+
+std::string boundsCheckKernels() {
+  std::string S = "module &m:1:0:$full:$large:$default;\n";
+  for (unsigned K = 0; K < std::size(BoundsChecks); ++K) {
+    const BoundsCheck &C = BoundsChecks[K];
+    S += "kernel &check" + std::to_string(K) +
+         "(kernarg_u64 %out, kernarg_u32 %n, kernarg_u32 %k)\n{\n"
+         "\tld_kernarg_align(8)_width(all)_u64\t$d0, [%out];\n"
+         "\tld_kernarg_width(all)_u32\t$s1, [%n];\n"
+         "\tld_kernarg_width(all)_u32\t$s2, [%k];\n"
+         "\tworkitemabsid_u32\t$s0, 0;\n"
+         "\tadd_u32\t$s3, $s0, $s2;\n";
+    S += std::string("\tcmp_") + C.Op + "_b1_" + C.Type + "\t$c0, " +
+         (C.Swapped ? "$s1, $s3" : "$s3, $s1") + ";\n";
+    S += "\tcbr_b1\t$c0, @skip;\n"
+         "\tcvt_u64_u32\t$d1, $s0;\n"
+         "\tshl_u64\t$d1, $d1, 2;\n"
+         "\tadd_u64\t$d1, $d0, $d1;\n"
+         "\tst_global_u32\t$s0, [$d1];\n"
+         "@skip:\n"
+         "\tret;\n};\n";
+  }
+  return S;
+}
+
+bool hostCondition(const BoundsCheck &C, uint32_t A, uint32_t B) {
+  if (C.Swapped)
+    std::swap(A, B);
+  const bool Signed = C.Type[0] == 's';
+  const int64_t X = Signed ? int64_t(int32_t(A)) : int64_t(A);
+  const int64_t Y = Signed ? int64_t(int32_t(B)) : int64_t(B);
+  const std::string Op = C.Op;
+  return Op == "lt" ? X < Y : Op == "le" ? X <= Y : Op == "gt" ? X > Y : X >= Y;
+}
+
+TEST(FinalizerTest, BoundsChecksHoldOrFailForWholeGroupsAndWrap) {
+  auto P = finalizeText(boundsCheckKernels());
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  constexpr uint32_t Items = 1000;
+  const uint32_t Bounds[] = {0,    1,           63,          64,
+                             65,   500,         999,         1000,
+                             5000, 0xffffffffu, 0x80000000u, 0x7fffffffu};
+  const uint32_t Offsets[] = {0, 0xffffffffu - 100, 0x7fffffffu - 200, 50};
+  std::vector<uint32_t> Out(Items);
+  for (unsigned K = 0; K < std::size(BoundsChecks); ++K)
+    for (uint32_t N : Bounds)
+      for (uint32_t Off : Offsets) {
+        std::fill(Out.begin(), Out.end(), 0xdeadbeefu);
+        struct {
+          uint32_t *Out;
+          uint32_t N, K;
+        } Args{Out.data(), N, Off};
+        Grid G;
+        G.Size[0] = Items;
+        G.WorkGroup[0] = 64;
+        runKernel(*P, "&check" + std::to_string(K), G, &Args);
+        unsigned Wrong = 0;
+        for (uint32_t I = 0; I < Items; ++I) {
+          const uint32_t Want =
+              hostCondition(BoundsChecks[K], I + Off, N) ? 0xdeadbeefu : I;
+          Wrong += Out[I] != Want;
+        }
+        EXPECT_EQ(Wrong, 0u)
+            << "cmp_" << BoundsChecks[K].Op << "_" << BoundsChecks[K].Type
+            << (BoundsChecks[K].Swapped ? " swapped" : "") << " n=" << N
+            << " k=" << Off;
+      }
+}
+
+} // namespace
