@@ -11,7 +11,9 @@
 #include "llvm/Support/TargetSelect.h"
 
 #include <dlfcn.h>
+#include <memory>
 #include <mutex>
+#include <string>
 
 namespace openhsa::finalizer {
 
@@ -104,6 +106,15 @@ LoadedObject::load(const CodeObject &CO,
   llvm::orc::JITDylib &Lib = (*J)->getMainJITDylib();
   llvm::orc::SymbolMap Symbols;
   auto &ES = (*J)->getExecutionSession();
+  // ORC reports why materialization failed (which symbols are missing)
+  // here, and returns only "Failed to materialize symbols" from the lookup:
+  // keep the reason for the error we return.
+  auto Reasons = std::make_shared<std::string>();
+  ES.setErrorReporter([Reasons](llvm::Error E) {
+    if (!Reasons->empty())
+      *Reasons += "; ";
+    *Reasons += llvm::toString(std::move(E));
+  });
   for (const char *Name : RuntimeSymbols)
     if (void *Addr = dlsym(RTLD_DEFAULT, Name))
       Symbols[ES.intern((*J)->mangle(Name))] = {
@@ -130,8 +141,12 @@ LoadedObject::load(const CodeObject &CO,
   // Resolve every kernel now so a missing symbol is an error at load time,
   // not at the first dispatch.
   for (const KernelSymbol &K : CO.Kernels)
-    if (auto A = L->address(K.EntrySymbol); !A)
-      return A.takeError();
+    if (auto A = L->address(K.EntrySymbol); !A) {
+      std::string Message = llvm::toString(A.takeError());
+      if (!Reasons->empty())
+        Message = *Reasons + " (" + Message + ")";
+      return llvm::createStringError("cannot load the code object: " + Message);
+    }
   return std::move(L);
 }
 

@@ -1,5 +1,4 @@
-//===- finalizer/LowerControl.cpp - Branches and barriers
-//-------------------===//
+//===- finalizer/LowerControl.cpp - Branches and barriers -----------------===//
 #include "finalizer/KernelLowering.h"
 
 namespace openhsa::finalizer::detail {
@@ -9,6 +8,7 @@ KernelLowering::tryControl(EntryRef<BrigInstBase> I) {
   switch (I->opcode) {
   case BRIG_OPCODE_BR:
   case BRIG_OPCODE_CBR:
+  case BRIG_OPCODE_SBR:
   case BRIG_OPCODE_RET:
     return lowerBranch(I);
   case BRIG_OPCODE_WAVEBARRIER:
@@ -47,6 +47,34 @@ llvm::Error KernelLowering::lowerBranch(EntryRef<BrigInstBase> I) {
       return T.takeError();
     auto *Fall = llvm::BasicBlock::Create(Ctx, "fall");
     Builder.CreateCondBr(*C, *T, Fall);
+    startBlock(Fall);
+    return llvm::Error::success();
+  }
+  case BRIG_OPCODE_SBR: {
+    // PRM 8.2: to the label at the index in the list. An index past the
+    // list is undefined in HSAIL; here it falls through to the next
+    // instruction, which keeps the work-item's behaviour deterministic.
+    auto Index = read(I, 0, I->type);
+    if (!Index)
+      return Index.takeError();
+    auto List = B.operand<BrigOperandCodeList>(operandOffset(I, 1));
+    if (!List)
+      return failInst(I, "the switch targets are not a label list");
+    OffsetList Refs = B.offsetList(List->elements);
+    llvm::SmallVector<llvm::BasicBlock *, 8> Targets;
+    for (unsigned J = 0; J < Refs.size(); ++J) {
+      auto It = Labels.find(Refs[J]);
+      if (It == Labels.end())
+        return failInst(I, "switch target " + llvm::Twine(J) +
+                               " is not a label of this code block");
+      Targets.push_back(It->second);
+    }
+    auto *Fall = llvm::BasicBlock::Create(Ctx, "sbr.past");
+    auto *IndexTy = llvm::cast<llvm::IntegerType>((*Index)->getType());
+    llvm::SwitchInst *Switch =
+        Builder.CreateSwitch(*Index, Fall, Targets.size());
+    for (unsigned J = 0; J < Targets.size(); ++J)
+      Switch->addCase(llvm::ConstantInt::get(IndexTy, J), Targets[J]);
     startBlock(Fall);
     return llvm::Error::success();
   }

@@ -366,3 +366,62 @@ TEST(FinalizerTest, BoundsChecksHoldOrFailForWholeGroupsAndWrap) {
 }
 
 } // namespace
+
+namespace {
+
+const char *SwitchBranch = R"(
+module &m:1:0:$full:$large:$default;
+kernel &switch(kernarg_u64 %out)
+{
+	ld_kernarg_align(8)_width(all)_u64	$d0, [%out];
+	workitemabsid_u32	$s0, 0;
+	cvt_u64_u32	$d1, $s0;
+	shl_u64	$d2, $d1, 2;
+	add_u64	$d2, $d0, $d2;
+	rem_u32	$s1, $s0, 5;
+	mov_b32	$s2, 100;
+	sbr_u32	$s1 [@zero, @one, @two, @zero];
+	// Indices 4 and up are past the list: they fall through here.
+	mov_b32	$s2, 99;
+	br	@done;
+@zero:
+	mov_b32	$s2, 10;
+	br	@done;
+@one:
+	mov_b32	$s2, 11;
+	br	@done;
+@two:
+	// A 64-bit index, uniform across the group.
+	workgroupid_u32	$s3, 0;
+	cvt_u64_u32	$d3, $s3;
+	and_b64	$d3, $d3, 1;
+	mov_b32	$s2, 20;
+	sbr_width(all)_u64	$d3 [@done, @twenty_one];
+@twenty_one:
+	mov_b32	$s2, 21;
+@done:
+	st_global_u32	$s2, [$d2];
+	ret;
+};
+)";
+
+// PRM 8.2: sbr with 32- and 64-bit indices and width modifiers.
+TEST(FinalizerTest, SwitchBranch) {
+  auto P = finalizeText(SwitchBranch);
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  constexpr uint32_t Items = 100, WgSize = 8;
+  std::vector<uint32_t> Out(Items, 0);
+  struct {
+    uint32_t *Out;
+  } Args{Out.data()};
+  Grid G;
+  G.Size[0] = Items;
+  G.WorkGroup[0] = WgSize;
+  runKernel(*P, "&switch", G, &Args);
+  for (uint32_t I = 0; I < Items; ++I) {
+    const uint32_t Want[] = {10, 11, (I / WgSize) % 2 ? 21u : 20u, 10, 99};
+    EXPECT_EQ(Out[I], Want[I % 5]) << "work-item " << I;
+  }
+}
+
+} // namespace
