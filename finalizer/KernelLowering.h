@@ -297,6 +297,13 @@ public:
   codeBlockGlobal(const BrigModule &B, EntryRef<BrigDirectiveVariable> V);
   static llvm::StringRef moduleName(const BrigModule &B);
   unsigned moduleFbarrierCount() const; // LowerFbarrier.cpp
+  /// Where the DETECT exception flags (PRM 11.2) live in every work-item's
+  /// private segment when a function of the program reads or writes them:
+  /// a kernel and the functions it calls must share one word. Without
+  /// such a function, kernels keep the flags in a register.
+  std::optional<uint64_t> detectFlagsOffset() const {
+    return DetectFlagsOffset;
+  }
 
 private:
   llvm::Error declareModuleVariable(const BrigModule &B,
@@ -335,6 +342,7 @@ private:
   std::map<std::pair<const BrigModule *, uint32_t>, BlockScan> Scans;
   std::map<const FunctionDef *, CallSummary> Summaries;
   uint64_t ProgramGroupSize = 0, ProgramPrivateSize = 0;
+  std::optional<uint64_t> DetectFlagsOffset;
 };
 
 //===----------------------------------------------------------------------===//

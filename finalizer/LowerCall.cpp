@@ -156,6 +156,7 @@ llvm::Error ProgramLowering::layoutFunctionScope() {
   // Group variables and fbarriers of functions have work-group persistence
   // (PRM 4.11): one allocation per work-group, whatever calls them, so they
   // get program-wide group segment homes.
+  bool UsesDetect = false;
   for (const auto &D : Functions) {
     const BrigModule &B = *D->B;
     for (uint32_t Off = D->X->firstCodeBlockEntry;
@@ -164,7 +165,14 @@ llvm::Error ProgramLowering::layoutFunctionScope() {
       if (!E)
         return makeBrigError(B.name(), "hsa_code", Off, "malformed entry");
       uint64_t Bytes = 0, Align = 1;
-      if (auto V = B.code<BrigDirectiveVariable>(Off)) {
+      if (brigKindIsInst(E.kind())) {
+        if (auto I = B.code<BrigInstBase>(Off)) {
+          const unsigned Op = I->opcode;
+          UsesDetect |= Op == BRIG_OPCODE_CLEARDETECTEXCEPT ||
+                        Op == BRIG_OPCODE_SETDETECTEXCEPT ||
+                        Op == BRIG_OPCODE_GETDETECTEXCEPT;
+        }
+      } else if (auto V = B.code<BrigDirectiveVariable>(Off)) {
         if (V->segment == BRIG_SEGMENT_GROUP) {
           Bytes = variableBytes(*V);
           Align = variableAlign(*V);
@@ -182,6 +190,12 @@ llvm::Error ProgramLowering::layoutFunctionScope() {
       }
       Off += E.byteCount();
     }
+  }
+  // The DETECT flags of a work-item, shared by its kernel and the
+  // functions it calls: a hidden program-scope private word.
+  if (UsesDetect) {
+    DetectFlagsOffset = alignTo(ProgramPrivateSize, 4);
+    ProgramPrivateSize = *DetectFlagsOffset + 4;
   }
   return llvm::Error::success();
 }

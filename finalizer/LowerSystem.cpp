@@ -102,8 +102,8 @@ std::optional<llvm::Error> KernelLowering::trySystem(EntryRef<BrigInstBase> I) {
                                                    : query::PrivateBase,
                      PtrTy);
   };
-  // Functions (called, or inlined into a kernel) have no work-item of
-  // their own to halt or keep flags for.
+  // Functions (called, or inlined into a kernel) cannot halt their
+  // work-item: that needs a check after every call site.
   auto InFunction = [&] { return Kind != BodyKind::Kernel; };
 
   switch (Op) {
@@ -198,9 +198,6 @@ std::optional<llvm::Error> KernelLowering::trySystem(EntryRef<BrigInstBase> I) {
   case BRIG_OPCODE_CLEARDETECTEXCEPT:
   case BRIG_OPCODE_SETDETECTEXCEPT:
   case BRIG_OPCODE_GETDETECTEXCEPT: {
-    if (InFunction())
-      return failInst(I, "the DETECT exception instructions inside functions "
-                         "are not supported yet");
     if (Op == BRIG_OPCODE_GETDETECTEXCEPT)
       if (uint32_t Enabled =
               detectEnabled(B, K) | Result.Symbol.EnabledDetectExceptions)
@@ -209,12 +206,24 @@ std::optional<llvm::Error> KernelLowering::trySystem(EntryRef<BrigInstBase> I) {
                    llvm::Twine::utohexstr(Enabled) +
                    " (enabledetectexceptions), but this finalizer does not "
                    "detect floating-point exceptions yet");
+    Value *FlagsPtr = nullptr;
+    if (std::optional<uint64_t> Offset = P.detectFlagsOffset()) {
+      // A function of the program uses the flags: they are a word of the
+      // work-item's private segment, which its kernel clears on entry
+      // (KernelLowering::run).
+      FlagsPtr = Builder.CreateConstGEP1_64(
+          Builder.getInt8Ty(), callQuery(query::PrivateBase, PtrTy), *Offset);
+    } else if (InFunction()) {
+      return failInst(I, "internal error: DETECT flags in a function the "
+                         "program scan did not see");
+    }
     BrigOperandRegister Pseudo{};
     Pseudo.regKind = BRIG_REGISTER_KIND_SINGLE;
     Pseudo.regNum = ExceptionFlagsRegister;
-    const bool Fresh =
-        !Registers.count({Pseudo.regKind, unsigned(Pseudo.regNum)});
-    RegisterSlot Flags = registerSlot(Pseudo);
+    const bool Fresh = !FlagsPtr && !Registers.count({Pseudo.regKind,
+                                                      unsigned(Pseudo.regNum)});
+    RegisterSlot Flags =
+        FlagsPtr ? RegisterSlot{FlagsPtr, I32} : registerSlot(Pseudo);
     if (Fresh && (SplitAtBarriers || Scheduled)) {
       // The flags start at 0 with the work-item (PRM 11.2.3). Registers of
       // a resumable kernel live in private memory, which nobody clears:

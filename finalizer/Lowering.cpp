@@ -358,6 +358,27 @@ llvm::Expected<LoweredKernel> KernelLowering::run() {
   }
   if (Scheduled)
     setupScheduled();
+  if (std::optional<uint64_t> Off = P.detectFlagsOffset();
+      Off && Kind == BodyKind::Kernel) {
+    // The DETECT flags (shared with called functions) start at 0 with each
+    // work-item (PRM 11.2.3): a resumable kernel clears them in its first
+    // region only.
+    llvm::Value *Args[] = {WorkItem};
+    Value *Ptr = AllocaBuilder.CreateConstGEP1_64(
+        AllocaBuilder.getInt8Ty(),
+        AllocaBuilder.CreateCall(
+            P.module().getOrInsertFunction(
+                query::PrivateBase,
+                llvm::FunctionType::get(PtrTy, {PtrTy}, false)),
+            Args),
+        *Off);
+    Value *Zero = AllocaBuilder.getInt32(0);
+    if (SplitAtBarriers || Scheduled)
+      Zero = AllocaBuilder.CreateSelect(
+          AllocaBuilder.CreateICmpEQ(F->getArg(2), Zero), Zero,
+          AllocaBuilder.CreateLoad(AllocaBuilder.getInt32Ty(), Ptr));
+    AllocaBuilder.CreateStore(Zero, Ptr);
+  }
 
   // Pass 2: instructions.
   Body->insertInto(F);

@@ -392,25 +392,123 @@ kernel &k(kernarg_u64 %out)
       << Message;
 }
 
-// debugtrap halts a work-item and the DETECT flags are a work-item's: in a
-// function (called, or inlined into a kernel) they are refused for now,
-// with the instruction's name.
-TEST_F(SystemTest, TrapAndExceptionFlagsInFunctionsAreRefused) {
-  for (const char *Inst : {"debugtrap_u32\t1", "setdetectexcept_u32\t1"}) {
-    for (const char *Wait : {"", "\tbarrier;\n"}) {
-      const std::string Src =
-          std::string("module &m:1:0:$full:$large:$default;\n"
-                      "function &f()()\n{\n\t") +
-          Inst + ";\n" + Wait +
-          "\tret;\n};\n"
-          "kernel &k()\n{\n\t{\n\t\tcall\t&f () ();\n\t}\n\tret;\n};\n";
-      auto P = finalizeText(Src);
-      ASSERT_FALSE(bool(P)) << Src;
-      const std::string Message = llvm::toString(P.takeError());
-      EXPECT_NE(Message.find(std::string(Inst).substr(0, 9)), std::string::npos)
-          << Message;
-      EXPECT_NE(Message.find("functions"), std::string::npos) << Message;
+// debugtrap halts a work-item: in a function (called, or inlined into a
+// kernel) it is refused for now, with the instruction's name.
+TEST_F(SystemTest, TrapInFunctionsIsRefused) {
+  for (const char *Wait : {"", "\tbarrier;\n"}) {
+    const std::string Src =
+        std::string("module &m:1:0:$full:$large:$default;\n"
+                    "function &f()()\n{\n\tdebugtrap_u32\t1;\n") +
+        Wait +
+        "\tret;\n};\n"
+        "kernel &k()\n{\n\t{\n\t\tcall\t&f () ();\n\t}\n\tret;\n};\n";
+    auto P = finalizeText(Src);
+    ASSERT_FALSE(bool(P)) << Src;
+    const std::string Message = llvm::toString(P.takeError());
+    EXPECT_NE(Message.find("debugtrap"), std::string::npos) << Message;
+    EXPECT_NE(Message.find("functions"), std::string::npos) << Message;
+  }
+}
+
+const char *ExceptionsInFunctions = R"(
+module &m:1:0:$full:$large:$default;
+function &getf(arg_u32 %r)()
+{
+	getdetectexcept_u32	$s0;
+	st_arg_u32	$s0, [%r];
+	ret;
+};
+function &setodd()()
+{
+	setdetectexcept_u32	4;
+	ret;
+};
+function &clearwait()()
+{
+	cleardetectexcept_u32	3;
+	barrier;
+	ret;
+};
+kernel &except(kernarg_u64 %out)
+{
+	workitemabsid_u32	$s0, 0;
+	cvt_u64_u32	$d0, $s0;
+	mul_u64	$d0, $d0, 16;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%out];
+	add_u64	$d1, $d1, $d0;
+	{
+		arg_u32 %r;
+		call	&getf (%r) ();
+		ld_arg_u32	$s1, [%r];
+	}
+	st_global_u32	$s1, [$d1];
+	setdetectexcept_u32	0x13;
+	{
+		arg_u32 %r;
+		call	&getf (%r) ();
+		ld_arg_u32	$s1, [%r];
+	}
+	st_global_u32	$s1, [$d1+4];
+	{
+		call	&clearwait () ();
+	}
+	getdetectexcept_u32	$s1;
+	st_global_u32	$s1, [$d1+8];
+	and_b32	$s2, $s0, 1;
+	cmp_eq_b1_u32	$c0, $s2, 0;
+	cbr_b1	$c0, @even;
+	{
+		call	&setodd () ();
+	}
+@even:
+	barrier;
+	{
+		arg_u32 %r;
+		call	&getf (%r) ();
+		ld_arg_u32	$s1, [%r];
+	}
+	st_global_u32	$s1, [$d1+12];
+	ret;
+};
+kernel &plain(kernarg_u64 %out)
+{
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%out];
+	{
+		call	&setodd () ();
+	}
+	getdetectexcept_u32	$s1;
+	st_global_u32	$s1, [$d1];
+	ret;
+};
+)";
+
+// PRM 11.2: a work-item's DETECT flags are the same in its kernel and in
+// the functions it calls (called, or inlined because they wait at a
+// barrier), start at 0 whatever private memory held, and stay the
+// work-item's own across barriers.
+TEST_F(SystemTest, DetectExceptionFlagsSharedWithFunctions) {
+  auto P = finalizeText(ExceptionsInFunctions);
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  const uint32_t N = 40;
+  for (int Poison : {-1, 0xff}) {
+    std::vector<uint32_t> Out(N * 4, 0xdead);
+    uint32_t *Ptr = Out.data();
+    Grid G;
+    G.Size[0] = N;
+    G.WorkGroup[0] = 16;
+    RunOptions O;
+    O.PoisonByte = Poison;
+    runKernelWith(*P, "&except", G, &Ptr, O);
+    for (uint32_t I = 0; I < N; ++I) {
+      EXPECT_EQ(Out[I * 4 + 0], 0u) << I;
+      EXPECT_EQ(Out[I * 4 + 1], 0x13u) << I;
+      EXPECT_EQ(Out[I * 4 + 2], 0x10u) << I;
+      EXPECT_EQ(Out[I * 4 + 3], I % 2 ? 0x14u : 0x10u) << I;
     }
+    uint32_t Plain = 9;
+    uint32_t *PlainPtr = &Plain;
+    runKernelWith(*P, "&plain", G, &PlainPtr, O);
+    EXPECT_EQ(Plain, 4u);
   }
 }
 
