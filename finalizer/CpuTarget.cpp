@@ -293,7 +293,9 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K) {
     B.CreateRetVoid();
   } else {
     // Region by region: every work-item runs to the next barrier; the
-    // region they stopped at is where all resume.
+    // region they stopped at is where all resume. Work-items that
+    // finished early (only a debugtrap can make them, barriers being
+    // uniform) do not end the group for the others.
     llvm::Value *NextSlot = B.CreateAlloca(I32); // Promoted by mem2reg.
     llvm::BasicBlock *Pre = B.GetInsertBlock();
     auto *Region = llvm::BasicBlock::Create(C, "region", F);
@@ -302,13 +304,17 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K) {
     B.SetInsertPoint(Region);
     llvm::PHINode *Resume = B.CreatePHI(I32, 2, "resume");
     Resume->addIncoming(B.getInt32(0), Pre);
+    B.CreateStore(B.getInt32(-1), NextSlot);
     emitLoop(B, Current[2], "z", [&](llvm::Value *Z) {
       B.CreateStore(Z, LocalPtr(2));
       emitLoop(B, Current[1], "y", [&](llvm::Value *Y) {
         B.CreateStore(Y, LocalPtr(1));
         emitLoop(B, Current[0], "x", [&](llvm::Value *X) {
           B.CreateStore(X, LocalPtr(0));
-          B.CreateStore(B.CreateCall(K.Body, {Kernarg, Wi, Resume}), NextSlot);
+          llvm::Value *R = B.CreateCall(K.Body, {Kernarg, Wi, Resume});
+          B.CreateStore(B.CreateSelect(B.CreateICmpEQ(R, B.getInt32(-1)),
+                                       B.CreateLoad(I32, NextSlot), R),
+                        NextSlot);
         });
       });
     });

@@ -186,6 +186,8 @@ private:
   Value *callQuery(const char *Name, llvm::Type *Ret,
                    llvm::ArrayRef<Value *> Extra = {});
   void startBlock(llvm::BasicBlock *BB);
+  /// A pointer to the hidden private word at \p Offset of this work-item.
+  Value *privateWord(llvm::IRBuilder<> &IB, uint64_t Offset);
   void emitReturn() {
     if (ExitBlock)
       Builder.CreateBr(ExitBlock);
@@ -304,6 +306,11 @@ public:
   std::optional<uint64_t> detectFlagsOffset() const {
     return DetectFlagsOffset;
   }
+  /// Where a work-item records that it executed debugtrap (PRM 11.4),
+  /// when the program has one: a caller of a function that trapped
+  /// returns too, up to the kernel, and a resumable kernel does not resume
+  /// a halted work-item after a barrier.
+  std::optional<uint64_t> haltFlagOffset() const { return HaltFlagOffset; }
 
 private:
   llvm::Error declareModuleVariable(const BrigModule &B,
@@ -342,8 +349,13 @@ private:
   std::map<std::pair<const BrigModule *, uint32_t>, BlockScan> Scans;
   std::map<const FunctionDef *, CallSummary> Summaries;
   uint64_t ProgramGroupSize = 0, ProgramPrivateSize = 0;
-  std::optional<uint64_t> DetectFlagsOffset;
+  std::optional<uint64_t> DetectFlagsOffset, HaltFlagOffset;
+  bool KernelTraps = false; // A kernel's own code has debugtrap.
 };
+
+/// Whether the code block of X has an instruction with \p Opcode.
+bool codeBlockUses(const BrigModule &B, EntryRef<BrigDirectiveExecutable> X,
+                   unsigned Opcode);
 
 //===----------------------------------------------------------------------===//
 // Variables

@@ -156,7 +156,7 @@ llvm::Error ProgramLowering::layoutFunctionScope() {
   // Group variables and fbarriers of functions have work-group persistence
   // (PRM 4.11): one allocation per work-group, whatever calls them, so they
   // get program-wide group segment homes.
-  bool UsesDetect = false;
+  bool UsesDetect = false, UsesTrap = false;
   for (const auto &D : Functions) {
     const BrigModule &B = *D->B;
     for (uint32_t Off = D->X->firstCodeBlockEntry;
@@ -171,6 +171,7 @@ llvm::Error ProgramLowering::layoutFunctionScope() {
           UsesDetect |= Op == BRIG_OPCODE_CLEARDETECTEXCEPT ||
                         Op == BRIG_OPCODE_SETDETECTEXCEPT ||
                         Op == BRIG_OPCODE_GETDETECTEXCEPT;
+          UsesTrap |= Op == BRIG_OPCODE_DEBUGTRAP;
         }
       } else if (auto V = B.code<BrigDirectiveVariable>(Off)) {
         if (V->segment == BRIG_SEGMENT_GROUP) {
@@ -197,7 +198,26 @@ llvm::Error ProgramLowering::layoutFunctionScope() {
     DetectFlagsOffset = alignTo(ProgramPrivateSize, 4);
     ProgramPrivateSize = *DetectFlagsOffset + 4;
   }
+  // Likewise the word that says the work-item halted.
+  if (UsesTrap || KernelTraps) {
+    HaltFlagOffset = alignTo(ProgramPrivateSize, 4);
+    ProgramPrivateSize = *HaltFlagOffset + 4;
+  }
   return llvm::Error::success();
+}
+
+bool codeBlockUses(const BrigModule &B, EntryRef<BrigDirectiveExecutable> X,
+                   unsigned Opcode) {
+  for (uint32_t Off = X->firstCodeBlockEntry; Off < X->nextModuleEntry;) {
+    EntryRef<BrigBase> E = B.code<BrigBase>(Off);
+    if (!E || E.byteCount() == 0)
+      return false;
+    if (brigKindIsInst(E.kind()))
+      if (auto I = B.code<BrigInstBase>(Off); I && I->opcode == Opcode)
+        return true;
+    Off += E.byteCount();
+  }
+  return false;
 }
 
 FunctionDef *ProgramLowering::resolveFunction(const BrigModule &B,
@@ -545,8 +565,24 @@ std::optional<llvm::Error> KernelLowering::tryCall(EntryRef<BrigInstBase> I) {
   switch (I->opcode) {
   case BRIG_OPCODE_CALL:
   case BRIG_OPCODE_SCALL:
-  case BRIG_OPCODE_ICALL:
-    return lowerCall(I);
+  case BRIG_OPCODE_ICALL: {
+    if (llvm::Error Err = lowerCall(I))
+      return Err;
+    // A callee that executed debugtrap halted the work-item: so does the
+    // caller, up to the kernel (PRM 11.4).
+    if (std::optional<uint64_t> Off = P.haltFlagOffset()) {
+      Value *Halted = Builder.CreateICmpNE(
+          Builder.CreateLoad(Builder.getInt32Ty(), privateWord(Builder, *Off)),
+          Builder.getInt32(0));
+      auto *Stop = llvm::BasicBlock::Create(Ctx, "halted", F);
+      auto *Go = llvm::BasicBlock::Create(Ctx, "running");
+      Builder.CreateCondBr(Halted, Stop, Go);
+      Builder.SetInsertPoint(Stop);
+      emitReturn();
+      startBlock(Go);
+    }
+    return llvm::Error::success();
+  }
   case BRIG_OPCODE_ALLOCA:
     return lowerAlloca(I);
   default:

@@ -102,8 +102,7 @@ std::optional<llvm::Error> KernelLowering::trySystem(EntryRef<BrigInstBase> I) {
                                                    : query::PrivateBase,
                      PtrTy);
   };
-  // Functions (called, or inlined into a kernel) cannot halt their
-  // work-item: that needs a check after every call site.
+  // Functions: called, or inlined into a kernel.
   auto InFunction = [&] { return Kind != BodyKind::Kernel; };
 
   switch (Op) {
@@ -181,8 +180,6 @@ std::optional<llvm::Error> KernelLowering::trySystem(EntryRef<BrigInstBase> I) {
   case BRIG_OPCODE_MAXCUID:
     return WriteDest(callQuery(query::MaxComputeUnitId, I32));
   case BRIG_OPCODE_DEBUGTRAP: {
-    if (InFunction())
-      return failInst(I, "debugtrap inside functions is not supported yet");
     auto V = read(I, 0, BRIG_TYPE_U32);
     if (!V)
       return V.takeError();
@@ -190,7 +187,15 @@ std::optional<llvm::Error> KernelLowering::trySystem(EntryRef<BrigInstBase> I) {
                {callQuery(query::Queue, PtrTy),
                 llvm::ConstantInt::get(I32, HSA_STATUS_ERROR_EXCEPTION),
                 Builder.CreateZExt(*V, I64)});
-    emitReturn(); // The work-item halts.
+    // The work-item halts. It says so in its halt word: the callers of a
+    // function return in turn (KernelLowering::tryCall), and a resumable
+    // kernel does not resume it after the next barrier.
+    std::optional<uint64_t> Off = P.haltFlagOffset();
+    if (!Off)
+      return failInst(I, "internal error: debugtrap the program scan did "
+                         "not see");
+    Builder.CreateStore(Builder.getInt32(1), privateWord(Builder, *Off));
+    emitReturn();
     return llvm::Error::success();
   }
 
@@ -211,8 +216,7 @@ std::optional<llvm::Error> KernelLowering::trySystem(EntryRef<BrigInstBase> I) {
       // A function of the program uses the flags: they are a word of the
       // work-item's private segment, which its kernel clears on entry
       // (KernelLowering::run).
-      FlagsPtr = Builder.CreateConstGEP1_64(
-          Builder.getInt8Ty(), callQuery(query::PrivateBase, PtrTy), *Offset);
+      FlagsPtr = privateWord(Builder, *Offset);
     } else if (InFunction()) {
       return failInst(I, "internal error: DETECT flags in a function the "
                          "program scan did not see");

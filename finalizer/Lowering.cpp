@@ -147,6 +147,8 @@ llvm::Expected<LoweredProgram> ProgramLowering::run() {
         auto X = B.code<BrigDirectiveExecutable>(Off);
         if (X->nextModuleEntry > Off)
           Next = X->nextModuleEntry;
+        if (E.kind() == BRIG_KIND_DIRECTIVE_KERNEL)
+          KernelTraps |= codeBlockUses(B, X, BRIG_OPCODE_DEBUGTRAP);
       }
       if (Next <= Off)
         return makeBrigError(B.name(), "hsa_code", Off, "malformed entry");
@@ -358,27 +360,22 @@ llvm::Expected<LoweredKernel> KernelLowering::run() {
   }
   if (Scheduled)
     setupScheduled();
-  if (std::optional<uint64_t> Off = P.detectFlagsOffset();
-      Off && Kind == BodyKind::Kernel) {
-    // The DETECT flags (shared with called functions) start at 0 with each
-    // work-item (PRM 11.2.3): a resumable kernel clears them in its first
-    // region only.
-    llvm::Value *Args[] = {WorkItem};
-    Value *Ptr = AllocaBuilder.CreateConstGEP1_64(
-        AllocaBuilder.getInt8Ty(),
-        AllocaBuilder.CreateCall(
-            P.module().getOrInsertFunction(
-                query::PrivateBase,
-                llvm::FunctionType::get(PtrTy, {PtrTy}, false)),
-            Args),
-        *Off);
-    Value *Zero = AllocaBuilder.getInt32(0);
-    if (SplitAtBarriers || Scheduled)
-      Zero = AllocaBuilder.CreateSelect(
-          AllocaBuilder.CreateICmpEQ(F->getArg(2), Zero), Zero,
-          AllocaBuilder.CreateLoad(AllocaBuilder.getInt32Ty(), Ptr));
-    AllocaBuilder.CreateStore(Zero, Ptr);
-  }
+  // The hidden words shared with called functions (the DETECT flags, the
+  // halt flag) start at 0 with each work-item (PRM 11.2.3): a resumable
+  // kernel clears them in its first region only.
+  if (Kind == BodyKind::Kernel)
+    for (std::optional<uint64_t> Off :
+         {P.detectFlagsOffset(), P.haltFlagOffset()}) {
+      if (!Off)
+        continue;
+      Value *Ptr = privateWord(AllocaBuilder, *Off);
+      Value *Zero = AllocaBuilder.getInt32(0);
+      if (SplitAtBarriers || Scheduled)
+        Zero = AllocaBuilder.CreateSelect(
+            AllocaBuilder.CreateICmpEQ(F->getArg(2), Zero), Zero,
+            AllocaBuilder.CreateLoad(AllocaBuilder.getInt32Ty(), Ptr));
+      AllocaBuilder.CreateStore(Zero, Ptr);
+    }
 
   // Pass 2: instructions.
   Body->insertInto(F);
@@ -394,6 +391,19 @@ llvm::Expected<LoweredKernel> KernelLowering::run() {
     finishScheduled(Entry, Body);
     PrivateSize = RegisterFileOffset + RegisterFileSize;
   } else if (SplitAtBarriers) {
+    if (std::optional<uint64_t> Off = P.haltFlagOffset()) {
+      // A work-item that halted (debugtrap) in an earlier region stays
+      // halted: it returns at once, as finished.
+      Value *Halted = AllocaBuilder.CreateICmpNE(
+          AllocaBuilder.CreateLoad(AllocaBuilder.getInt32Ty(),
+                                   privateWord(AllocaBuilder, *Off)),
+          AllocaBuilder.getInt32(0));
+      auto *Stay = llvm::BasicBlock::Create(Ctx, "halted", F);
+      llvm::IRBuilder<>(Stay).CreateRet(AllocaBuilder.getInt32(-1));
+      auto *Dispatch = llvm::BasicBlock::Create(Ctx, "dispatch", F);
+      AllocaBuilder.CreateCondBr(Halted, Stay, Dispatch);
+      AllocaBuilder.SetInsertPoint(Dispatch);
+    }
     auto *Switch =
         AllocaBuilder.CreateSwitch(F->getArg(2), Body, Resumes.size());
     for (unsigned J = 0; J < Resumes.size(); ++J)
@@ -567,6 +577,18 @@ llvm::Error KernelLowering::write(EntryRef<BrigInstBase> I, unsigned Index,
     return failInst(I, "destination register is narrower than the result");
   Builder.CreateStore(V, Slot.Ptr);
   return llvm::Error::success();
+}
+
+Value *KernelLowering::privateWord(llvm::IRBuilder<> &IB, uint64_t Offset) {
+  auto *PtrTy = llvm::PointerType::get(Ctx, 0);
+  llvm::Value *Args[] = {WorkItem};
+  return IB.CreateConstGEP1_64(
+      IB.getInt8Ty(),
+      IB.CreateCall(P.module().getOrInsertFunction(
+                        query::PrivateBase,
+                        llvm::FunctionType::get(PtrTy, {PtrTy}, false)),
+                    Args),
+      Offset);
 }
 
 Value *KernelLowering::callQuery(const char *Name, llvm::Type *Ret,

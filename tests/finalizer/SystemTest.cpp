@@ -392,22 +392,106 @@ kernel &k(kernarg_u64 %out)
       << Message;
 }
 
-// debugtrap halts a work-item: in a function (called, or inlined into a
-// kernel) it is refused for now, with the instruction's name.
-TEST_F(SystemTest, TrapInFunctionsIsRefused) {
-  for (const char *Wait : {"", "\tbarrier;\n"}) {
-    const std::string Src =
-        std::string("module &m:1:0:$full:$large:$default;\n"
-                    "function &f()()\n{\n\tdebugtrap_u32\t1;\n") +
-        Wait +
-        "\tret;\n};\n"
-        "kernel &k()\n{\n\t{\n\t\tcall\t&f () ();\n\t}\n\tret;\n};\n";
-    auto P = finalizeText(Src);
-    ASSERT_FALSE(bool(P)) << Src;
-    const std::string Message = llvm::toString(P.takeError());
-    EXPECT_NE(Message.find("debugtrap"), std::string::npos) << Message;
-    EXPECT_NE(Message.find("functions"), std::string::npos) << Message;
+const char *TrapInFunctions = R"(
+module &m:1:0:$full:$large:$default;
+function &inner(arg_u32 %r)(arg_u32 %id)
+{
+	ld_arg_u32	$s0, [%id];
+	cmp_ne_b1_u32	$c0, $s0, 3;
+	cbr_b1	$c0, @go;
+	debugtrap_u32	$s0;
+@go:
+	st_arg_u32	$s0, [%r];
+	ret;
+};
+function &outer(arg_u32 %r)(arg_u32 %id)
+{
+	ld_arg_u32	$s0, [%id];
+	{
+		arg_u32 %r2;
+		arg_u32 %id2;
+		st_arg_u32	$s0, [%id2];
+		call	&inner (%r2) (%id2);
+		ld_arg_u32	$s1, [%r2];
+	}
+	// Not reached by the work-item that trapped.
+	add_u32	$s1, $s1, 100;
+	st_arg_u32	$s1, [%r];
+	ret;
+};
+function &waits()(arg_u32 %id)
+{
+	barrier;
+	ld_arg_u32	$s0, [%id];
+	cmp_ne_b1_u32	$c0, $s0, 5;
+	cbr_b1	$c0, @go;
+	debugtrap_u32	$s0;
+@go:
+	ret;
+};
+kernel &trap(kernarg_u64 %out)
+{
+	workitemabsid_u32	$s0, 0;
+	cvt_u64_u32	$d0, $s0;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%out];
+	add_u64	$d1, $d1, $d0;
+	st_global_u32	1, [$d1];
+	{
+		arg_u32 %r;
+		arg_u32 %id;
+		st_arg_u32	$s0, [%id];
+		call	&outer (%r) (%id);
+		ld_arg_u32	$s1, [%r];
+	}
+	st_global_u32	$s1, [$d1];
+	{
+		arg_u32 %id;
+		st_arg_u32	$s0, [%id];
+		call	&waits () (%id);
+	}
+	st_global_u32	2, [$d1];
+	ret;
+};
+)";
+
+// PRM 11.4 debugtrap in functions: the work-item halts there, whether the
+// function is called (two levels deep) or inlined because it waits at a
+// barrier; the queue reports HSA_STATUS_ERROR_EXCEPTION; the others run on.
+TEST_F(SystemTest, DebugTrapInFunctionsHaltsTheWorkItem) {
+  auto P = finalizeText(TrapInFunctions);
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  ErrorLog Log;
+  auto Q = makeQueue(&Log);
+  ASSERT_NE(Q, nullptr);
+  for (int Poison : {-1, 0xff}) {
+    std::vector<uint32_t> Out(8, 0);
+    uint32_t *Ptr = Out.data();
+    Grid G;
+    G.Size[0] = 8;
+    G.WorkGroup[0] = 4;
+    RunOptions O;
+    O.PoisonByte = Poison;
+    runKernelWith(*P, "&trap", G, &Ptr, O);
+    // Work-item 3 stops in &inner, before the first store of $s1; 5 stops
+    // in &waits (after its barrier), after it. The others of their groups
+    // go on past the barrier.
+    EXPECT_EQ(Out, (std::vector<uint32_t>{2, 2, 2, 1, 2, 105, 2, 2}));
   }
+  std::vector<uint32_t> Out(8, 0);
+  uint32_t *Ptr = Out.data();
+  Grid G;
+  G.Size[0] = 8;
+  G.WorkGroup[0] = 4;
+  RunOptions O;
+  O.Queue = Q->hsa();
+  runKernelWith(*P, "&trap", G, &Ptr, O);
+  EXPECT_EQ(Out[3], 1u);
+  EXPECT_EQ(Out[5], 105u);
+  EXPECT_FALSE(Log.Statuses.empty());
+  for (hsa_status_t S : Log.Statuses)
+    EXPECT_EQ(S, HSA_STATUS_ERROR_EXCEPTION);
+  EXPECT_FALSE(Q->isActive());
 }
 
 const char *ExceptionsInFunctions = R"(
