@@ -16,16 +16,21 @@
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 using namespace openhsa::test;
 
 namespace {
 
+/// The corpus of the source tree, or $OPENHSA_ASM_CORPUS_DIR where the
+/// binary runs elsewhere.
 std::vector<std::string> corpusFiles() {
+  const char *Env = std::getenv("OPENHSA_ASM_CORPUS_DIR");
+  const std::string Dir = Env && *Env ? Env : OPENHSA_ASM_CORPUS_DIR;
   std::vector<std::string> Files;
   std::error_code EC;
-  for (llvm::sys::fs::directory_iterator It(OPENHSA_ASM_CORPUS_DIR, EC), End;
-       It != End && !EC; It.increment(EC))
+  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
+       It.increment(EC))
     if (llvm::sys::path::extension(It->path()) == ".hsail")
       Files.push_back(It->path());
   std::sort(Files.begin(), Files.end());
