@@ -77,7 +77,8 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
   // Lowering is target-neutral except where the target's instructions
   // already have HSAIL's semantics (FloatEmitter's NaN propagation).
   M->setTargetTriple(hostTarget().Triple);
-  auto Lowered = lowerProgram(Request.Modules, *M);
+  auto Lowered =
+      lowerProgram(Request.Modules, *M, Request.Directives.DetectExceptions);
   if (!Lowered)
     return Lowered.takeError();
   buildCpuWorkGroupFunctions(*M, *Lowered);

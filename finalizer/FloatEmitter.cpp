@@ -19,6 +19,8 @@
 #include "llvm/IR/Module.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <cmath>
+
 namespace openhsa::finalizer::detail {
 
 using llvm::Value;
@@ -151,14 +153,52 @@ bool FloatEmitter::fast(llvm::Type *T, FloatMode M, bool Fused) const {
   // each result to f16, which for +, -, *, / and sqrt is the correctly
   // rounded f16 result (24 >= 2 * 11 + 2: double rounding is innocuous);
   // not for a fused multiply-add.
-  return !(T->isHalfTy() && Fused) && M.Round == FloatRound::NearEven && !M.Ftz;
+  // With DETECT every operation takes the exact path, which knows the
+  // exceptions it raises.
+  return !Detect && !(T->isHalfTy() && Fused) &&
+         M.Round == FloatRound::NearEven && !M.Ftz;
 }
 
 /// f32 rounded to nearest even with ftz, the base profile's arithmetic:
 /// the host's operation (or its f64 form) rounds, and the exact result's
 /// relation to the smallest normal decides tininess.
-static bool nearFtz32(llvm::Type *T, FloatMode M) {
-  return T->isFloatTy() && M.Round == FloatRound::NearEven && M.Ftz;
+bool FloatEmitter::nearFtz32(llvm::Type *T, FloatMode M) const {
+  return !Detect && T->isFloatTy() && M.Round == FloatRound::NearEven && M.Ftz;
+}
+
+void FloatEmitter::raise(Value *Cond, uint32_t Bit) {
+  if (Detect)
+    raiseBits(B.CreateSelect(Cond, i32(int32_t(Bit)), i32(0)));
+}
+
+void FloatEmitter::raiseBits(Value *Bits) {
+  if (Detect)
+    Raised = Raised ? B.CreateOr(Raised, Bits) : Bits;
+}
+
+Value *FloatEmitter::takeRaised() {
+  Value *R = Raised ? Raised : i32(0);
+  Raised = nullptr;
+  return R;
+}
+
+Value *FloatEmitter::isSignaling(Value *X) {
+  Format F = formatOf(X->getType());
+  Value *QuietBit = B.CreateAnd(
+      bits(X), llvm::ConstantInt::get(B.getIntNTy(F.Bits), F.quietBit()));
+  return B.CreateAnd(isNaN(X), B.CreateIsNull(QuietBit));
+}
+
+void FloatEmitter::raiseInvalid(Value *R, llvm::ArrayRef<Value *> Srcs) {
+  if (!Detect)
+    return;
+  Value *AnyNaN = B.getFalse(), *AnySignaling = B.getFalse();
+  for (Value *S : Srcs) {
+    AnyNaN = B.CreateOr(AnyNaN, isNaN(S));
+    AnySignaling = B.CreateOr(AnySignaling, isSignaling(S));
+  }
+  raise(B.CreateOr(AnySignaling, B.CreateAnd(isNaN(R), B.CreateNot(AnyNaN))),
+        InvalidOperation);
 }
 
 /// Below this magnitude an f32 result rounded to nearest even with an
@@ -274,6 +314,7 @@ Value *FloatEmitter::roundPack(const Format &F, FloatMode M, Value *Neg,
       B.CreateShl(B.CreateZExt(B.CreateAdd(Ec, i32(F.Bias - 1)), I64), F.Mant),
       Kept);
   Value *Pat = B.CreateAdd(Base, Inc);
+  Value *Rounded = Pat; // Before overflow is clamped.
   Value *Inf = i64(F.infBits());
   Value *Max = i64(F.infBits() - 1);
   Value *OverPat = M.Round == FloatRound::NearEven ? Inf
@@ -282,7 +323,8 @@ Value *FloatEmitter::roundPack(const Format &F, FloatMode M, Value *Neg,
                        : B.CreateSelect(AwayFromZero, Inf, Max);
   Pat = B.CreateSelect(B.CreateICmpUGE(Pat, Inf), OverPat, Pat);
 
-  if (M.Ftz) {
+  Value *Tiny = nullptr;
+  if (M.Ftz || Detect) {
     // Tiny after rounding: rounded to P bits with an unbounded exponent,
     // the magnitude is below the smallest normal.
     Value *KeptU = B.CreateLShr(Sig, 64 - P);
@@ -293,14 +335,34 @@ Value *FloatEmitter::roundPack(const Format &F, FloatMode M, Value *Neg,
     // Below 2^emin: an exponent under emin - 1, or emin - 1 without a
     // carry into emin, or emin with a borrow out of it (exact magnitude
     // just below a power of two that its f64 approximation rounded up to).
-    Value *Tiny = B.CreateOr(
+    Tiny = B.CreateOr(
         B.CreateOr(
             B.CreateICmpSLT(Exp, i32(F.emin() - 1)),
             B.CreateAnd(B.CreateICmpEQ(Exp, i32(F.emin() - 1)),
                         B.CreateICmpULT(RoundedU, i64(uint64_t(1) << P)))),
         B.CreateAnd(B.CreateICmpEQ(Exp, i32(F.emin())),
                     B.CreateICmpULT(RoundedU, i64(uint64_t(1) << (P - 1)))));
-    Pat = B.CreateSelect(Tiny, i64(0), Pat);
+    if (M.Ftz)
+      Pat = B.CreateSelect(Tiny, i64(0), Pat);
+  }
+  if (Detect) {
+    // PRM 12.2: inexact when bits were dropped (or the result overflowed
+    // or, with ftz, was flushed, as x86 reports); overflow when rounding
+    // passed the largest finite value; underflow when the result is tiny
+    // and either flushed or inexact.
+    Value *NonZero = B.CreateICmpNE(Sig, i64(0));
+    Value *Dropped =
+        B.CreateOr(B.CreateICmpNE(Rem, i64(0)), B.CreateNot(StickyZero));
+    Value *Over = B.CreateICmpUGE(Rounded, Inf);
+    Value *Under = M.Ftz ? Tiny : B.CreateAnd(Tiny, Dropped);
+    Value *Inexact =
+        B.CreateOr(B.CreateOr(Dropped, Over), M.Ftz ? Tiny : B.getFalse());
+    auto Bit = [&](Value *C, uint32_t V) {
+      return B.CreateSelect(B.CreateAnd(NonZero, C), i32(int32_t(V)), i32(0));
+    };
+    RoundRaised = B.CreateOr(
+        B.CreateOr(Bit(Inexact, FloatEmitter::Inexact), Bit(Over, Overflow)),
+        Bit(Under, Underflow));
   }
   Pat = B.CreateSelect(B.CreateICmpEQ(Sig, i64(0)), i64(0), Pat);
   Pat = B.CreateOr(Pat, B.CreateSelect(Neg, i64(F.signBit()), i64(0)));
@@ -324,6 +386,9 @@ Value *FloatEmitter::narrow(Value *D, Value *Sticky, llvm::Type *To,
                                        IT, F.infBits() | F.quietBit())));
   Value *InfPat = B.CreateOr(SignPat, llvm::ConstantInt::get(IT, F.infBits()));
   Pat = B.CreateSelect(U.IsNaN, NaNPat, B.CreateSelect(U.IsInf, InfPat, Pat));
+  if (Detect)
+    raiseBits(
+        B.CreateSelect(B.CreateOr(U.IsNaN, U.IsInf), i32(0), RoundRaised));
   return fromBits(Pat, To);
 }
 
@@ -331,6 +396,8 @@ Value *FloatEmitter::finish64(Value *Neg, Value *Sig, Value *Exp, Value *Sticky,
                               Value *Special, Value *SpecialValue,
                               FloatMode M) {
   Value *Pat = roundPack(formatOf(B.getDoubleTy()), M, Neg, Sig, Exp, Sticky);
+  if (Detect)
+    raiseBits(B.CreateSelect(Special, i32(0), RoundRaised));
   return B.CreateSelect(Special, SpecialValue, fromBits(Pat, B.getDoubleTy()));
 }
 
@@ -361,11 +428,18 @@ Value *FloatEmitter::add64(Value *X, Value *Y, FloatMode M) {
   };
   Unpacked U = unpack(S);
   // Finite operands whose sum rounds to infinity: the exact sum is at least
-  // the largest finite value plus half an ulp; 2^1024 just below does.
+  // the largest finite value plus half an ulp, so both operands are far
+  // from the subnormals and halving them is exact: their halves' sum,
+  // twice, is the sum with its error (which decides overflow in the
+  // directed modes, and the DETECT flags).
   Value *Over = B.CreateAnd(U.IsInf, B.CreateAnd(Finite(X), Finite(Y)));
-  Value *Sig = B.CreateSelect(Over, i64(uint64_t(1) << 63), U.Sig);
-  Value *Exp = B.CreateSelect(Over, i32(1024), U.Exp);
-  Value *Sticky = B.CreateSelect(Over, i32(-1), relative(sign(E), U.Neg));
+  llvm::Constant *Half = llvm::ConstantFP::get(D, 0.5);
+  auto [S2, E2] = twoSum(B.CreateFMul(X, Half), B.CreateFMul(Y, Half));
+  Unpacked U2 = unpack(S2);
+  Value *Sig = B.CreateSelect(Over, U2.Sig, U.Sig);
+  Value *Exp = B.CreateSelect(Over, B.CreateAdd(U2.Exp, i32(1)), U.Exp);
+  Value *Sticky = B.CreateSelect(Over, relative(sign(E2), U2.Neg),
+                                 relative(sign(E), U.Neg));
   Value *Special = B.CreateOr(
       B.CreateOr(U.IsNaN, B.CreateAnd(U.IsInf, B.CreateNot(Over))), U.IsZero);
   return finish64(U.Neg, Sig, Exp, Sticky, Special, zeroSum(X, Y, S, M), M);
@@ -520,6 +594,7 @@ Value *FloatEmitter::add(Value *X, Value *Y, FloatMode M) {
     S = zeroSum(X64, Y64, S, M);
     R = narrow(S, relative(sign(E), signBit(S)), T, M);
   }
+  raiseInvalid(R, {X, Y});
   return propagateNaNOf(R, {X, Y}, fast(T, M) && !T->isHalfTy());
 }
 
@@ -548,6 +623,7 @@ Value *FloatEmitter::mul(Value *X, Value *Y, FloatMode M) {
                             B.CreateFPExt(Y, B.getDoubleTy())),
                i32(0), T, M);
   }
+  raiseInvalid(R, {X, Y});
   return propagateNaNOf(R, {X, Y}, fast(T, M) && !T->isHalfTy());
 }
 
@@ -577,6 +653,17 @@ Value *FloatEmitter::div(Value *X, Value *Y, FloatMode M) {
     Value *Rem = fmaIntrinsic(B.CreateFNeg(Q), Y64, X64);
     Value *Dir = relative(sign(Rem), signBit(Y64));
     R = narrow(Q, relative(Dir, signBit(Q)), T, M);
+  }
+  raiseInvalid(R, {X, Y});
+  if (Detect) {
+    // A finite non-zero value divided by zero (PRM 12.2).
+    llvm::Constant *Zero = llvm::ConstantFP::get(T, 0.0);
+    Value *FiniteX =
+        B.CreateFCmpOLT(B.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, X),
+                        llvm::ConstantFP::getInfinity(T));
+    raise(B.CreateAnd(B.CreateFCmpOEQ(Y, Zero),
+                      B.CreateAnd(FiniteX, B.CreateFCmpONE(X, Zero))),
+          DivideByZero);
   }
   return propagateNaNOf(R, {X, Y}, fast(T, M) && !T->isHalfTy());
 }
@@ -614,6 +701,7 @@ Value *FloatEmitter::fma(Value *X, Value *Y, Value *Z, FloatMode M) {
     S = zeroSum(P, Z64, S, M);
     R = narrow(S, relative(sign(E), signBit(S)), T, M);
   }
+  raiseInvalid(R, {X, Y, Z});
   return propagateNaNOf(R, {X, Y, Z},
                         fast(T, M, /*Fused=*/true) && !T->isHalfTy());
 }
@@ -634,6 +722,7 @@ Value *FloatEmitter::sqrt(Value *X, FloatMode M) {
     Value *Rem = fmaIntrinsic(B.CreateFNeg(S), S, X64); // Exact.
     R = narrow(S, sign(Rem), T, M);
   }
+  raiseInvalid(R, {X});
   return propagateNaNOf(R, {X}, fast(T, M) && !T->isHalfTy());
 }
 
@@ -644,7 +733,12 @@ Value *FloatEmitter::fract(Value *X, FloatMode M) {
   if (M.Ftz)
     X = flush(X);
   Value *Floor = B.CreateUnaryIntrinsic(llvm::Intrinsic::floor, X);
+  // Only a signaling NaN raises an exception here: the subtraction's own
+  // (inf - inf, a rounded fraction) are not fract's.
+  Value *Before = Raised;
   Value *D = sub(X, Floor, M);
+  Raised = Before;
+  raise(isSignaling(X), InvalidOperation);
   Format F = formatOf(T);
   Value *Below1 =
       fromBits(llvm::ConstantInt::get(B.getIntNTy(F.Bits),
@@ -664,6 +758,7 @@ Value *FloatEmitter::fract(Value *X, FloatMode M) {
 Value *FloatEmitter::integral(llvm::Intrinsic::ID Id, Value *X, bool Ftz) {
   if (Ftz)
     X = flush(X);
+  raise(isSignaling(X), InvalidOperation);
   return propagateNaN(B.CreateUnaryIntrinsic(Id, X), {X});
 }
 
@@ -691,6 +786,7 @@ Value *FloatEmitter::minMax(Value *X, Value *Y, bool Max, bool Ftz) {
   };
   R = B.CreateSelect(Signaling(Y), quiet(Y), R);
   R = B.CreateSelect(Signaling(X), quiet(X), R);
+  raise(B.CreateOr(Signaling(X), Signaling(Y)), InvalidOperation);
   return quiet(R);
 }
 
@@ -903,11 +999,14 @@ Value *FloatEmitter::nativeCos(Value *X) {
 //===----------------------------------------------------------------------===//
 
 Value *FloatEmitter::compare(llvm::CmpInst::Predicate Pred, Value *X, Value *Y,
-                             bool Ftz) {
+                             bool Ftz, bool Signaling) {
   if (Ftz) {
     X = flush(X);
     Y = flush(Y);
   }
+  raise(Signaling ? B.CreateFCmpUNO(X, Y)
+                  : B.CreateOr(isSignaling(X), isSignaling(Y)),
+        InvalidOperation);
   return B.CreateFCmp(Pred, X, Y);
 }
 
@@ -915,6 +1014,7 @@ Value *FloatEmitter::convert(Value *X, llvm::Type *To, FloatMode M) {
   llvm::Type *From = X->getType();
   if (M.Ftz)
     X = flush(X);
+  raise(isSignaling(X), InvalidOperation);
   if (To->getPrimitiveSizeInBits() > From->getPrimitiveSizeInBits())
     return quiet(B.CreateFPExt(X, To)); // Exact.
   // f64 to f32 and f32 to f16 are single host instructions (f64 to f16
@@ -928,7 +1028,7 @@ Value *FloatEmitter::convert(Value *X, llvm::Type *To, FloatMode M) {
 
 Value *FloatEmitter::fromInt(Value *X, bool Signed, llvm::Type *To,
                              FloatRound R) {
-  if (R == FloatRound::NearEven && !To->isHalfTy())
+  if (R == FloatRound::NearEven && !To->isHalfTy() && !Detect)
     return Signed ? B.CreateSIToFP(X, To) : B.CreateUIToFP(X, To);
   llvm::Type *I64 = B.getInt64Ty();
   Value *X64 =
@@ -941,16 +1041,35 @@ Value *FloatEmitter::fromInt(Value *X, bool Signed, llvm::Type *To,
   Value *Exp = B.CreateTrunc(B.CreateSub(i64(63), LZ), B.getInt32Ty());
   FloatMode M;
   M.Round = R;
-  return fromBits(roundPack(formatOf(To), M, Neg, Sig, Exp, i32(0)), To);
+  Value *Pat = roundPack(formatOf(To), M, Neg, Sig, Exp, i32(0));
+  if (Detect)
+    raiseBits(RoundRaised);
+  return fromBits(Pat, To);
 }
 
 Value *FloatEmitter::toInt(Value *X, llvm::IntegerType *To, bool Signed,
-                           llvm::Intrinsic::ID Id, bool Ftz) {
+                           llvm::Intrinsic::ID Id, bool Ftz, bool Saturating,
+                           bool SignalingInexact) {
   if (Ftz)
     X = flush(X);
+  raise(isSignaling(X), InvalidOperation);
   if (X->getType()->isHalfTy())
     X = B.CreateFPExt(X, B.getFloatTy()); // Exact.
   Value *R = B.CreateUnaryIntrinsic(Id, X);
+  if (Detect && !Saturating) {
+    // NaN, infinite or out of range once rounded (PRM 12.2); the bounds
+    // are powers of two, exact in every format.
+    const unsigned W = To->getBitWidth();
+    llvm::Type *T = X->getType();
+    double Lo = Signed ? -std::ldexp(1.0, int(W) - 1) : 0.0;
+    double Hi = std::ldexp(1.0, Signed ? int(W) - 1 : int(W));
+    Value *InRange =
+        B.CreateAnd(B.CreateFCmpOGE(R, llvm::ConstantFP::get(T, Lo)),
+                    B.CreateFCmpOLT(R, llvm::ConstantFP::get(T, Hi)));
+    raise(B.CreateNot(InRange), InvalidOperation);
+  }
+  if (SignalingInexact) // Not integral (ordered: NaNs have raised invalid).
+    raise(B.CreateFCmpONE(R, X), Inexact);
   return B.CreateIntrinsic(Signed ? llvm::Intrinsic::fptosi_sat
                                   : llvm::Intrinsic::fptoui_sat,
                            {To, X->getType()}, {R});

@@ -14,8 +14,8 @@
 // (error-free transformations: the rounded result and the sign of its
 // error) and rounded to its destination format in integer arithmetic.
 // Tininess for ftz is detected after rounding (IEEE 754-2008 7.5, as the
-// x86 MXCSR.FTZ flag does), for every instruction alike. No floating-point
-// exception flags are produced.
+// x86 MXCSR.FTZ flag does), for every instruction alike. With detect(),
+// the exact path also yields the IEEE exceptions each operation raises.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OPENHSA_FINALIZER_FLOATEMITTER_H
@@ -44,6 +44,16 @@ public:
   /// whether the hardware's own NaN results already follow PRM 4.19.4.
   explicit FloatEmitter(llvm::IRBuilder<> &B);
 
+  // DETECT exceptions (PRM 11.2, 12.2). With detect(), every operation
+  // takes the exact path and records the IEEE exceptions it raises; the
+  // caller ORs raised() into the work-item's flags.
+  static constexpr uint32_t InvalidOperation = 1, DivideByZero = 2,
+                            Overflow = 4, Underflow = 8, Inexact = 16;
+  void detect() { Detect = true; }
+  /// The exceptions raised since the last call (an i32 of the bits
+  /// above); 0 without detect().
+  llvm::Value *takeRaised();
+
   // Arithmetic (PRM 5.11, 5.12): correctly rounded in mode M.
   llvm::Value *add(llvm::Value *X, llvm::Value *Y, FloatMode M);
   llvm::Value *sub(llvm::Value *X, llvm::Value *Y, FloatMode M);
@@ -64,6 +74,8 @@ public:
   llvm::Value *copySign(llvm::Value *X, llvm::Value *Y);
   /// class: an i1, true if X is in any class of the i32 mask Cond.
   llvm::Value *classify(llvm::Value *X, llvm::Value *Cond);
+  /// Whether X is a signaling NaN (an i1).
+  llvm::Value *isSignaling(llvm::Value *X);
 
   // Native operations (PRM 5.14): approximations, computed in f64 without
   // calls into a math library.
@@ -72,9 +84,10 @@ public:
   llvm::Value *nativeExp2(llvm::Value *X);
   llvm::Value *nativeLog2(llvm::Value *X);
 
-  /// An i1: the comparison Pred (an FCMP_* predicate) of X and Y.
+  /// An i1: the comparison Pred (an FCMP_* predicate) of X and Y. A
+  /// signaling comparison (PRM 5.18: seq, slt...) is invalid on any NaN.
   llvm::Value *compare(llvm::CmpInst::Predicate Pred, llvm::Value *X,
-                       llvm::Value *Y, bool Ftz);
+                       llvm::Value *Y, bool Ftz, bool Signaling = false);
 
   // Conversions (PRM 5.19).
   /// Float to float of another size; rounds in M when narrowing.
@@ -85,8 +98,12 @@ public:
   /// Float to integer: rounded to an integral value by Id (as integral())
   /// and converted saturating (NaN gives 0), which is also the defined
   /// result this finalizer gives the non-saturating forms.
+  /// For DETECT: a non-\p Saturating conversion of a NaN, an infinity or
+  /// a value out of range is invalid; a \p SignalingInexact rounding
+  /// (the _s*i forms) raises inexact for a non-integral value.
   llvm::Value *toInt(llvm::Value *X, llvm::IntegerType *To, bool Signed,
-                     llvm::Intrinsic::ID Id, bool Ftz);
+                     llvm::Intrinsic::ID Id, bool Ftz, bool Saturating = true,
+                     bool SignalingInexact = false);
 
   /// Subnormal values become zero of the same sign.
   llvm::Value *flush(llvm::Value *X);
@@ -115,6 +132,14 @@ private:
   llvm::Value *propagateNaNOf(llvm::Value *R,
                               llvm::ArrayRef<llvm::Value *> Srcs, bool Native);
   bool fast(llvm::Type *T, FloatMode M, bool Fused = false) const;
+  bool nearFtz32(llvm::Type *T, FloatMode M) const;
+  /// Records exception Bit where Cond (an i1) holds.
+  void raise(llvm::Value *Cond, uint32_t Bit);
+  /// Records an i32 of exception bits.
+  void raiseBits(llvm::Value *Bits);
+  /// Invalid on a signaling NaN among Srcs, or on a NaN result R of
+  /// non-NaN sources (inf - inf, 0 * inf, 0 / 0, sqrt(-1)...).
+  void raiseInvalid(llvm::Value *R, llvm::ArrayRef<llvm::Value *> Srcs);
   llvm::Value *flushTiny(llvm::Value *R, llvm::Value *Tiny);
   llvm::Value *tinyNear32(llvm::Value *D);
 
@@ -138,6 +163,11 @@ private:
                      FloatMode M);
 
   llvm::IRBuilder<> &B;
+  bool Detect = false;
+  llvm::Value *Raised = nullptr;
+  /// The exceptions of the last roundPack(), for its caller to keep unless
+  /// the result is special (NaN, infinite or exact by construction).
+  llvm::Value *RoundRaised = nullptr;
   bool HardwarePropagatesNaN = false;
 };
 

@@ -8,6 +8,7 @@
 #ifndef OPENHSA_FINALIZER_KERNELLOWERING_H
 #define OPENHSA_FINALIZER_KERNELLOWERING_H
 
+#include "finalizer/FloatEmitter.h"
 #include "finalizer/Lowering.h"
 
 #include "brig/BrigNames.h"
@@ -188,6 +189,15 @@ private:
   void startBlock(llvm::BasicBlock *BB);
   /// A pointer to the hidden private word at \p Offset of this work-item.
   Value *privateWord(llvm::IRBuilder<> &IB, uint64_t Offset);
+  /// The exceptions this body detects (PRM 12.3): a kernel's own, with the
+  /// finalizer's; for functions, the program's.
+  uint32_t detectMask() const;
+  /// Where the work-item's DETECT flags live (LowerSystem.cpp).
+  RegisterSlot detectFlags();
+  /// A FloatEmitter that detects exceptions where this body does.
+  FloatEmitter floatEmitter();
+  /// ORs the exceptions FE raised, of those detected, into the flags.
+  void raiseDetected(FloatEmitter &FE);
   void emitReturn() {
     if (ExitBlock)
       Builder.CreateBr(ExitBlock);
@@ -259,8 +269,10 @@ private:
 
 class ProgramLowering {
 public:
-  ProgramLowering(const std::vector<BrigModule> &Modules, llvm::Module &M)
-      : Modules(Modules), M(M) {}
+  ProgramLowering(const std::vector<BrigModule> &Modules, llvm::Module &M,
+                  uint32_t FinalizeDetect)
+      : Modules(Modules), M(M), FinalizeDetect(FinalizeDetect),
+        ProgramDetect(FinalizeDetect) {}
   llvm::Expected<LoweredProgram> run();
 
   llvm::Module &module() { return M; }
@@ -311,6 +323,11 @@ public:
   /// returns too, up to the kernel, and a resumable kernel does not resume
   /// a halted work-item after a barrier.
   std::optional<uint64_t> haltFlagOffset() const { return HaltFlagOffset; }
+  /// Exceptions the finalizer's caller enables for DETECT.
+  uint32_t finalizeDetect() const { return FinalizeDetect; }
+  /// Exceptions enabled for DETECT anywhere in the program: functions,
+  /// lowered once for every kernel, detect these.
+  uint32_t programDetect() const { return ProgramDetect; }
 
 private:
   llvm::Error declareModuleVariable(const BrigModule &B,
@@ -351,7 +368,12 @@ private:
   uint64_t ProgramGroupSize = 0, ProgramPrivateSize = 0;
   std::optional<uint64_t> DetectFlagsOffset, HaltFlagOffset;
   bool KernelTraps = false; // A kernel's own code has debugtrap.
+  uint32_t FinalizeDetect = 0, ProgramDetect = 0;
 };
+
+/// The exceptions X's enabledetectexceptions directives enable.
+uint32_t enabledDetectExceptions(const BrigModule &B,
+                                 EntryRef<BrigDirectiveExecutable> X);
 
 /// Whether the code block of X has an instruction with \p Opcode.
 bool codeBlockUses(const BrigModule &B, EntryRef<BrigDirectiveExecutable> X,

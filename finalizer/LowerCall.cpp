@@ -194,7 +194,9 @@ llvm::Error ProgramLowering::layoutFunctionScope() {
   }
   // The DETECT flags of a work-item, shared by its kernel and the
   // functions it calls: a hidden program-scope private word.
-  if (UsesDetect) {
+  // Functions raise the exceptions the program detects (their floating-
+  // point operations) into the same word.
+  if (UsesDetect || (ProgramDetect && !Functions.empty())) {
     DetectFlagsOffset = alignTo(ProgramPrivateSize, 4);
     ProgramPrivateSize = *DetectFlagsOffset + 4;
   }

@@ -135,9 +135,11 @@ llvm::Error KernelLowering::lowerCompare(EntryRef<BrigInstBase> I) {
     return A.takeError();
   if (!Bv)
     return Bv.takeError();
-  FloatEmitter FE(Builder);
+  FloatEmitter FE = floatEmitter();
+  // seq ... sgtu: signaling comparisons (PRM 5.18), invalid on any NaN.
+  const bool Signaling = C->compare >= BRIG_COMPARE_SEQ;
   auto Compare = [&](Value *X, Value *Y) -> Value * {
-    return FloatSrc ? FE.compare(*Pred, X, Y, Ftz)
+    return FloatSrc ? FE.compare(*Pred, X, Y, Ftz, Signaling)
                     : Builder.CreateICmp(*Pred, X, Y);
   };
 
@@ -152,11 +154,13 @@ llvm::Error KernelLowering::lowerCompare(EntryRef<BrigInstBase> I) {
     auto *ETy = Builder.getIntNTy(typeBits(elementType(DT)));
     for (unsigned E = 0; E < X.size(); ++E)
       Out.push_back(Builder.CreateSExt(Compare(X[E], Y[E]), ETy));
+    raiseDetected(FE);
     return write(I, 0, joinPacked(Builder, Out, DT), DT);
   }
 
   // The destination gets 1/0 (b1), all ones/zero (integers) or 1.0/0.0.
   Value *Cond = Compare(*A, *Bv);
+  raiseDetected(FE);
   llvm::Type *DTy = llvmType(DT);
   Value *R;
   if ((DT & BRIG_TYPE_BASE_MASK) == BRIG_TYPE_B1)
@@ -193,7 +197,7 @@ llvm::Error KernelLowering::lowerConvert(EntryRef<BrigInstBase> I) {
   if (!X)
     return X.takeError();
   llvm::Type *DTy = llvmType(DT);
-  FloatEmitter FE(Builder);
+  FloatEmitter FE = floatEmitter();
   Value *R = nullptr;
 
   if (B1D) {
@@ -244,8 +248,13 @@ llvm::Error KernelLowering::lowerConvert(EntryRef<BrigInstBase> I) {
     if (Base && *Id != llvm::Intrinsic::trunc)
       return failInst(I, "rounding mode '" + llvm::Twine(roundName(Round)) +
                              "' is not allowed by the base profile");
-    R = FE.toInt(*X, llvm::cast<llvm::IntegerType>(DTy), isSigned(DT), *Id,
-                 Ftz);
+    const bool Saturating = (Round >= BRIG_ROUND_INTEGER_NEAR_EVEN_SAT &&
+                             Round <= BRIG_ROUND_INTEGER_MINUS_INFINITY_SAT) ||
+                            Round >= BRIG_ROUND_INTEGER_SIGNALING_NEAR_EVEN_SAT;
+    const bool SignalingInexact =
+        Round >= BRIG_ROUND_INTEGER_SIGNALING_NEAR_EVEN;
+    R = FE.toInt(*X, llvm::cast<llvm::IntegerType>(DTy), isSigned(DT), *Id, Ftz,
+                 Saturating, SignalingInexact);
   } else if (FloatD) {
     if (Base && explicitFloatRounding(Round))
       return failInst(I, "rounding modifier '" + llvm::Twine(roundName(Round)) +
@@ -261,6 +270,7 @@ llvm::Error KernelLowering::lowerConvert(EntryRef<BrigInstBase> I) {
     R = isSigned(ST) ? Builder.CreateSExtOrTrunc(*X, DTy)
                      : Builder.CreateZExtOrTrunc(*X, DTy);
   }
+  raiseDetected(FE);
   return write(I, 0, R, DT);
 }
 

@@ -72,7 +72,7 @@ std::optional<llvm::Error> KernelLowering::tryFloat(EntryRef<BrigInstBase> I) {
   M.Round = *Round;
   M.Ftz = Mods.Ftz || Base; // The base profile always flushes.
 
-  FloatEmitter FE(Builder);
+  FloatEmitter FE = floatEmitter();
   if (Op == BRIG_OPCODE_CLASS) {
     auto X = read(I, 1, SrcT);
     auto Cond = read(I, 2, BRIG_TYPE_U32);
@@ -166,8 +166,11 @@ std::optional<llvm::Error> KernelLowering::tryFloat(EntryRef<BrigInstBase> I) {
     }
     return nullptr;
   };
-  if (!isPacked(T))
-    return write(I, 0, Fn(S), T);
+  if (!isPacked(T)) {
+    Value *R = Fn(S);
+    raiseDetected(FE);
+    return write(I, 0, R, T);
+  }
   if (packSaturates(Mods.Pack))
     return failInst(I, "saturating packing controls are not valid for "
                        "floating-point types");
@@ -178,7 +181,9 @@ std::optional<llvm::Error> KernelLowering::tryFloat(EntryRef<BrigInstBase> I) {
       return O.takeError();
     Old = *O;
   }
-  return write(I, 0, mapPacked(Builder, T, Mods.Pack, S, Old, Fn), T);
+  Value *R = mapPacked(Builder, T, Mods.Pack, S, Old, Fn);
+  raiseDetected(FE); // The union of the elements' exceptions.
+  return write(I, 0, R, T);
 }
 
 } // namespace openhsa::finalizer::detail

@@ -12,12 +12,13 @@
 //    maxcuid are the worker running the work-group and the highest worker
 //    number, from the dispatch context.
 //  - debugtrap reports HSA_STATUS_ERROR_EXCEPTION on the queue, which stops
-//    it, and ends the work-item (PRM 12.5.1: no debugger interface).
+//    it, and ends the work-item (PRM 12.5.1: no debugger interface); in a
+//    function, a halt word tells the callers to return too.
 //  - The DETECT exception flags (11.2) are per wavefront, that is per
-//    work-item here (wavefronts of one work-item), kept like a register.
-//    Floating-point exceptions are not detected: kernels that enable DETECT
-//    (enabledetectexceptions) cannot read the flags (getdetectexcept fails
-//    to finalize rather than report nothing).
+//    work-item here (wavefronts of one work-item), kept like a register, or
+//    in a private word when functions use them. Floating-point
+//    instructions OR what they raise into them where DETECT is enabled
+//    (FloatEmitter::detect()).
 //  - Segment addresses: group and private addresses are 32-bit offsets from
 //    the work-group's group base and the work-item's private base, whose
 //    null is 0xffffffff (offset 0 is a variable's address); kernarg
@@ -44,9 +45,10 @@ constexpr uint16_t ExceptionFlagsRegister = 0xffff;
 /// The five DETECT flags (PRM 11.2.1).
 constexpr uint32_t ExceptionMask = 0x1f;
 
-/// The exceptions the kernel's enabledetectexceptions directives enable.
-uint32_t detectEnabled(const BrigModule &B,
-                       EntryRef<BrigDirectiveExecutable> K) {
+} // namespace
+
+uint32_t enabledDetectExceptions(const BrigModule &B,
+                                 EntryRef<BrigDirectiveExecutable> K) {
   uint32_t Mask = 0;
   for (EntryRef<BrigBase> E :
        B.codeRange(K->firstCodeBlockEntry, K->nextModuleEntry)) {
@@ -67,7 +69,61 @@ uint32_t detectEnabled(const BrigModule &B,
   return Mask & ExceptionMask;
 }
 
-} // namespace
+uint32_t KernelLowering::detectMask() const {
+  if (Kind != BodyKind::Kernel)
+    return P.programDetect();
+  return (Result.Symbol.EnabledDetectExceptions | P.finalizeDetect()) &
+         ExceptionMask;
+}
+
+KernelLowering::RegisterSlot KernelLowering::detectFlags() {
+  if (std::optional<uint64_t> Offset = P.detectFlagsOffset()) {
+    // Functions of the program use the flags: they are a word of the
+    // work-item's private segment, which its kernel clears on entry
+    // (KernelLowering::run).
+    return {privateWord(Builder, *Offset), Builder.getInt32Ty()};
+  }
+  // A kernel's own: a pseudo-register.
+  BrigOperandRegister Pseudo{};
+  Pseudo.regKind = BRIG_REGISTER_KIND_SINGLE;
+  Pseudo.regNum = ExceptionFlagsRegister;
+  const bool Fresh =
+      !Registers.count({Pseudo.regKind, unsigned(Pseudo.regNum)});
+  RegisterSlot Flags = registerSlot(Pseudo);
+  if (Fresh && (SplitAtBarriers || Scheduled)) {
+    // The flags start at 0 with the work-item (PRM 11.2.3). Registers of
+    // a resumable kernel live in private memory, which nobody clears: the
+    // entry block, run for every region, clears them in the first.
+    Value *Start =
+        AllocaBuilder.CreateICmpEQ(F->getArg(2), AllocaBuilder.getInt32(0));
+    Value *Old = AllocaBuilder.CreateLoad(Flags.Ty, Flags.Ptr);
+    AllocaBuilder.CreateStore(
+        AllocaBuilder.CreateSelect(Start, AllocaBuilder.getInt32(0), Old),
+        Flags.Ptr);
+  } // Otherwise registerSlot cleared the slot on entry.
+  return Flags;
+}
+
+FloatEmitter KernelLowering::floatEmitter() {
+  FloatEmitter FE(Builder);
+  if (detectMask())
+    FE.detect();
+  return FE;
+}
+
+void KernelLowering::raiseDetected(FloatEmitter &FE) {
+  Value *Bits = FE.takeRaised();
+  const uint32_t Mask = detectMask();
+  if (!Mask)
+    return;
+  if (auto *C = llvm::dyn_cast<llvm::ConstantInt>(Bits); C && C->isZero())
+    return;
+  RegisterSlot Flags = detectFlags();
+  Builder.CreateStore(
+      Builder.CreateOr(Builder.CreateLoad(Flags.Ty, Flags.Ptr),
+                       Builder.CreateAnd(Bits, Builder.getInt32(Mask))),
+      Flags.Ptr);
+}
 
 std::optional<llvm::Error> KernelLowering::trySystem(EntryRef<BrigInstBase> I) {
   const unsigned Op = I->opcode;
@@ -203,42 +259,7 @@ std::optional<llvm::Error> KernelLowering::trySystem(EntryRef<BrigInstBase> I) {
   case BRIG_OPCODE_CLEARDETECTEXCEPT:
   case BRIG_OPCODE_SETDETECTEXCEPT:
   case BRIG_OPCODE_GETDETECTEXCEPT: {
-    if (Op == BRIG_OPCODE_GETDETECTEXCEPT)
-      if (uint32_t Enabled =
-              detectEnabled(B, K) | Result.Symbol.EnabledDetectExceptions)
-        return failInst(
-            I, "the kernel enables DETECT for exceptions 0x" +
-                   llvm::Twine::utohexstr(Enabled) +
-                   " (enabledetectexceptions), but this finalizer does not "
-                   "detect floating-point exceptions yet");
-    Value *FlagsPtr = nullptr;
-    if (std::optional<uint64_t> Offset = P.detectFlagsOffset()) {
-      // A function of the program uses the flags: they are a word of the
-      // work-item's private segment, which its kernel clears on entry
-      // (KernelLowering::run).
-      FlagsPtr = privateWord(Builder, *Offset);
-    } else if (InFunction()) {
-      return failInst(I, "internal error: DETECT flags in a function the "
-                         "program scan did not see");
-    }
-    BrigOperandRegister Pseudo{};
-    Pseudo.regKind = BRIG_REGISTER_KIND_SINGLE;
-    Pseudo.regNum = ExceptionFlagsRegister;
-    const bool Fresh = !FlagsPtr && !Registers.count({Pseudo.regKind,
-                                                      unsigned(Pseudo.regNum)});
-    RegisterSlot Flags =
-        FlagsPtr ? RegisterSlot{FlagsPtr, I32} : registerSlot(Pseudo);
-    if (Fresh && (SplitAtBarriers || Scheduled)) {
-      // The flags start at 0 with the work-item (PRM 11.2.3). Registers of
-      // a resumable kernel live in private memory, which nobody clears:
-      // the entry block, run for every region, clears them in the first.
-      Value *Start =
-          AllocaBuilder.CreateICmpEQ(F->getArg(2), AllocaBuilder.getInt32(0));
-      Value *Old = AllocaBuilder.CreateLoad(Flags.Ty, Flags.Ptr);
-      AllocaBuilder.CreateStore(
-          AllocaBuilder.CreateSelect(Start, AllocaBuilder.getInt32(0), Old),
-          Flags.Ptr);
-    } // Otherwise registerSlot cleared the slot on entry.
+    RegisterSlot Flags = detectFlags();
     Value *Current = Builder.CreateLoad(Flags.Ty, Flags.Ptr);
     if (Op == BRIG_OPCODE_GETDETECTEXCEPT)
       return WriteDest(Builder.CreateAnd(Current, ExceptionMask));

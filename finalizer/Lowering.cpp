@@ -149,6 +149,8 @@ llvm::Expected<LoweredProgram> ProgramLowering::run() {
           Next = X->nextModuleEntry;
         if (E.kind() == BRIG_KIND_DIRECTIVE_KERNEL)
           KernelTraps |= codeBlockUses(B, X, BRIG_OPCODE_DEBUGTRAP);
+        if (X->modifier & BRIG_EXECUTABLE_DEFINITION)
+          ProgramDetect |= enabledDetectExceptions(B, X);
       }
       if (Next <= Off)
         return makeBrigError(B.name(), "hsa_code", Off, "malformed entry");
@@ -719,8 +721,9 @@ llvm::Error KernelLowering::lowerInstruction(EntryRef<BrigInstBase> I) {
 } // namespace detail
 
 llvm::Expected<LoweredProgram>
-lowerProgram(const std::vector<brig::BrigModule> &Modules, llvm::Module &M) {
-  detail::ProgramLowering P(Modules, M);
+lowerProgram(const std::vector<brig::BrigModule> &Modules, llvm::Module &M,
+             uint32_t DetectExceptions) {
+  detail::ProgramLowering P(Modules, M, DetectExceptions & 0x1f);
   return P.run();
 }
 

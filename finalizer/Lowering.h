@@ -70,9 +70,12 @@ inline constexpr const char *ComputeUnitId = "openhsa.cuid";       // (wi) -> i3
 inline constexpr const char *MaxComputeUnitId = "openhsa.maxcuid"; // (wi) -> i32
 } // namespace query
 
-/// Lowers every kernel defined in Modules into M.
+/// Lowers every kernel defined in Modules into M. DetectExceptions are
+/// the exceptions the finalizer's caller enables for the DETECT policy
+/// (PRM 12.3), besides the kernels' enabledetectexceptions directives.
 llvm::Expected<LoweredProgram>
-lowerProgram(const std::vector<brig::BrigModule> &Modules, llvm::Module &M);
+lowerProgram(const std::vector<brig::BrigModule> &Modules, llvm::Module &M,
+             uint32_t DetectExceptions = 0);
 
 } // namespace openhsa::finalizer
 
