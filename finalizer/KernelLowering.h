@@ -187,7 +187,8 @@ private:
   Value *callQuery(const char *Name, llvm::Type *Ret,
                    llvm::ArrayRef<Value *> Extra = {});
   void startBlock(llvm::BasicBlock *BB);
-  /// A pointer to the hidden private word at \p Offset of this work-item.
+  /// A pointer \p Offset bytes into this work-item's private block (the
+  /// register file of a resumable kernel, a hidden word).
   Value *privateWord(llvm::IRBuilder<> &IB, uint64_t Offset);
   /// The exceptions this body detects (PRM 12.3): a kernel's own, with the
   /// finalizer's; for functions, the program's.

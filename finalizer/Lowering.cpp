@@ -354,11 +354,7 @@ llvm::Expected<LoweredKernel> KernelLowering::run() {
   if (SplitAtBarriers) {
     // The register file follows the private variables.
     RegisterFileOffset = alignTo(PrivateSize, 16);
-    llvm::Value *Args[] = {WorkItem};
-    RegisterFile = AllocaBuilder.CreateCall(
-        P.module().getOrInsertFunction(
-            query::PrivateBase, llvm::FunctionType::get(PtrTy, {PtrTy}, false)),
-        Args);
+    RegisterFile = privateWord(AllocaBuilder, 0); // The private block.
   }
   if (Scheduled)
     setupScheduled();
