@@ -7,8 +7,9 @@
 
 namespace openhsa::brig::assembler {
 
-llvm::Expected<std::vector<uint8_t>> assembleHsail(llvm::StringRef Source) {
-  llvm::Expected<Program> P = parseHsail(Source);
+llvm::Expected<std::vector<uint8_t>>
+assembleHsail(llvm::StringRef Source, const AssembleOptions &Options) {
+  llvm::Expected<Program> P = parseHsail(Source, Options.CheckSemantics);
   if (!P)
     return P.takeError();
   return emitBrig(*P);

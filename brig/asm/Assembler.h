@@ -20,9 +20,17 @@
 
 namespace openhsa::brig::assembler {
 
+struct AssembleOptions {
+  /// Enforce the semantic rules of Semantics.h (the default). Off, the
+  /// assembler emits BRIG that breaks them, which only tests of the
+  /// BRIG-level checker (ModuleSemantics.h) want.
+  bool CheckSemantics = true;
+};
+
 /// Parses \p Source and returns the BRIG bytes, or the first error as an
 /// AsmError (see renderError in Diagnostic.h for clang-style output).
-llvm::Expected<std::vector<uint8_t>> assembleHsail(llvm::StringRef Source);
+llvm::Expected<std::vector<uint8_t>>
+assembleHsail(llvm::StringRef Source, const AssembleOptions &Options = {});
 
 } // namespace openhsa::brig::assembler
 

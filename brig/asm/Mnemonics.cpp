@@ -684,6 +684,13 @@ const OpcodeInfo *lookupOpcode(llvm::StringRef Name) {
   return nullptr;
 }
 
+const OpcodeInfo *opcodeInfo(unsigned Opcode) {
+  for (const OpcodeInfo &I : Opcodes)
+    if (I.Opcode == Opcode)
+      return &I;
+  return nullptr;
+}
+
 std::optional<uint16_t> lookupType(llvm::StringRef S) { return find(Types, S); }
 std::optional<uint8_t> lookupSegment(llvm::StringRef S) {
   return find(Segments, S);
@@ -923,6 +930,39 @@ unsigned naturalAlignment(unsigned T) {
   if (Bits <= 8)
     return BRIG_ALIGNMENT_1;
   return alignmentFromBytes(Bits / 8);
+}
+
+/// Default rounding of an InstMod instruction (PRM 4.19.2): float rounding
+/// for the arithmetic operations that round, none otherwise.
+uint8_t defaultModRounding(unsigned Opcode, unsigned Type) {
+  bool IsFloat = isFloatType(Type) || isFloatPackedType(Type);
+  switch (Opcode) {
+  case BRIG_OPCODE_ADD:
+  case BRIG_OPCODE_SUB:
+  case BRIG_OPCODE_MUL:
+  case BRIG_OPCODE_DIV:
+  case BRIG_OPCODE_MAD:
+  case BRIG_OPCODE_FMA:
+  case BRIG_OPCODE_SQRT:
+  case BRIG_OPCODE_FRACT:
+    return IsFloat ? BRIG_ROUND_FLOAT_DEFAULT : BRIG_ROUND_NONE;
+  default:
+    return BRIG_ROUND_NONE;
+  }
+}
+
+/// Default rounding of cvt (PRM 5.19.3).
+uint8_t defaultCvtRounding(unsigned Dst, unsigned Src) {
+  bool DstF = isFloatType(Dst), SrcF = isFloatType(Src);
+  bool DstInt = isSignedType(Dst) || isUnsignedType(Dst);
+  bool SrcInt = isSignedType(Src) || isUnsignedType(Src);
+  if (SrcInt && DstF)
+    return BRIG_ROUND_FLOAT_DEFAULT;
+  if (SrcF && DstInt)
+    return BRIG_ROUND_INTEGER_ZERO;
+  if (SrcF && DstF && typeBits(Dst) < typeBits(Src))
+    return BRIG_ROUND_FLOAT_DEFAULT;
+  return BRIG_ROUND_NONE;
 }
 
 } // namespace openhsa::brig::assembler

@@ -80,6 +80,9 @@ struct OpcodeInfo {
 /// first '_').
 const OpcodeInfo *lookupOpcode(llvm::StringRef Name);
 
+/// The table entry of a BRIG opcode (as read back from BRIG), or nullptr.
+const OpcodeInfo *opcodeInfo(unsigned Opcode);
+
 // Modifier spellings (without the leading '_'). Each returns the BRIG value.
 std::optional<uint16_t> lookupType(llvm::StringRef S);
 std::optional<uint8_t> lookupSegment(llvm::StringRef S);
@@ -144,6 +147,12 @@ unsigned naturalAlignment(unsigned T);
 /// power of two in range.
 unsigned alignmentFromBytes(uint64_t Bytes);
 unsigned alignmentBytes(unsigned Align);
+
+/// The rounding an InstMod gets when its text writes none (PRM 4.19.2):
+/// float rounding for the arithmetic operations that round, none otherwise.
+uint8_t defaultModRounding(unsigned Opcode, unsigned Type);
+/// The rounding a cvt gets when its text writes none (PRM 5.19.3).
+uint8_t defaultCvtRounding(unsigned Dst, unsigned Src);
 
 } // namespace openhsa::brig::assembler
 

@@ -64,7 +64,8 @@ void writeBytes(std::string &Data, size_t Pos, const void *Src, size_t N) {
 
 class Parser {
 public:
-  explicit Parser(llvm::StringRef Source) : Lex(Source) {}
+  Parser(llvm::StringRef Source, bool CheckSemantics)
+      : Lex(Source), CheckSemantics(CheckSemantics) {}
 
   llvm::Expected<Program> run();
 
@@ -175,10 +176,12 @@ private:
   bool parseImageProperties(uint16_t Type, SourceLoc L, Operand &Out);
   bool parseSamplerProperties(SourceLoc L, Operand &Out);
   bool parseAggregate(Operand &Out);
-  uint64_t aggregateBytes(const Operand &List);
   bool parseStringLiteral(std::string &Out);
 
   Lexer Lex;
+  // Whether the rules of Semantics.h run; off only to build BRIG that breaks
+  // them (tests of ModuleSemantics.h).
+  bool CheckSemantics;
   bool Failed = false;
   SourceLoc ErrLoc;
   std::string ErrMsg;
@@ -204,8 +207,9 @@ llvm::Expected<Program> Parser::run() {
     return llvm::make_error<AsmError>(ErrLoc, ErrMsg);
   if (!SeenModule)
     return llvm::make_error<AsmError>(SourceLoc{1, 1}, "missing module header");
-  if (llvm::Error E = checkModuleLinkageDefinitions(P.Stmts))
-    return E;
+  if (CheckSemantics)
+    if (llvm::Error E = checkModuleLinkageDefinitions(P.Stmts))
+      return E;
   return P;
 }
 
@@ -277,8 +281,9 @@ bool Parser::parseTopLevel(std::vector<Stmt> &Out) {
     if (!parseVariable(V, /*NameRequired=*/true, /*ModuleLevel=*/true, IsDecl,
                        Linkage))
       return false;
-    if (llvm::Error E = checkVariable(V, VarScope::Module, traits()))
-      return failWith(std::move(E));
+    if (CheckSemantics)
+      if (llvm::Error E = checkVariable(V, VarScope::Module, traits()))
+        return failWith(std::move(E));
     if (!expect(Tok::Semi, "';'"))
       return false;
     Out.push_back(Stmt{std::move(V)});
@@ -626,20 +631,16 @@ bool Parser::parseVariable(Variable &V, bool NameRequired, bool ModuleLevel,
   }
 
   if (tryEat(Tok::Equal)) {
-    uint64_t Dim = 0;
     uint16_t OpaqueTy;
     if (isOpaqueObjectWord(peek(), OpaqueTy)) {
       Operand O;
       if (!parseOpaqueObject(O))
         return false;
-      Dim = O.K == Operand::Kind::ConstantList ? O.Elements.size() : 1;
       V.Init = std::move(O);
     } else if (at(Tok::LCurly)) {
       Operand O;
       if (!parseAggregate(O))
         return false;
-      unsigned EB = typeBytes(V.Type);
-      Dim = EB ? aggregateBytes(O) / EB : 0;
       V.Init = std::move(O);
     } else {
       Operand O;
@@ -653,13 +654,11 @@ bool Parser::parseVariable(Variable &V, bool NameRequired, bool ModuleLevel,
           typeBytes(V.Type) == typeBytes(Lit))
         Lit = bitTypeToUnsigned(V.Type);
       O.Type = uint16_t(Lit);
-      unsigned EB = typeBytes(V.Type);
-      Dim = EB ? O.Bytes.size() / EB : 0;
       V.Init = std::move(O);
     }
-    V.InitElements = Dim;
+    V.InitElements = initializerElements(*V.Init, V.Type);
     if (V.IsFlexArray)
-      V.Dim = Dim;
+      V.Dim = V.InitElements;
   }
   return true;
 }
@@ -695,10 +694,11 @@ bool Parser::parseExecutable(std::vector<Stmt> &Out, bool IsDecl,
       if (!parseVariable(V, /*NameRequired=*/!IsSig, /*ModuleLevel=*/false,
                          /*IsDecl=*/false, std::nullopt))
         return false;
-      if (llvm::Error E = checkVariable(
-              V, IsKernel ? VarScope::KernelArg : VarScope::FunctionArg,
-              traits()))
-        return failWith(std::move(E));
+      if (CheckSemantics)
+        if (llvm::Error E = checkVariable(
+                V, IsKernel ? VarScope::KernelArg : VarScope::FunctionArg,
+                traits()))
+          return failWith(std::move(E));
       Args.push_back(std::move(V));
     } while (tryEat(Tok::Comma));
     return expect(Tok::RParen, "')'");
@@ -716,8 +716,9 @@ bool Parser::parseExecutable(std::vector<Stmt> &Out, bool IsDecl,
     E.HasBody = true;
     if (!parseCodeBlock(E.Body))
       return false;
-    if (llvm::Error Err = checkRegisterLimits(E))
-      return failWith(std::move(Err));
+    if (CheckSemantics)
+      if (llvm::Error Err = checkRegisterLimits(E))
+        return failWith(std::move(Err));
   }
   if (!expect(Tok::Semi, "';'"))
     return false;
@@ -755,16 +756,9 @@ bool Parser::parseArgBlock(std::vector<Stmt> &Body) {
   if (Failed)
     return false;
   A.EndLoc = next().Loc;
-  // PRM 10.2: an arg block holds exactly one call.
-  unsigned Calls = 0;
-  for (const Stmt &St : A.Body)
-    if (const auto *I = std::get_if<Instruction>(&St.V))
-      Calls += I->Opcode == BRIG_OPCODE_CALL ||
-               I->Opcode == BRIG_OPCODE_SCALL || I->Opcode == BRIG_OPCODE_ICALL;
-  if (Calls != 1)
-    return fail(A.EndLoc, "an arg block must contain exactly one call");
-  if (llvm::Error E = checkArgBlock(A, *ModuleStmts))
-    return failWith(std::move(E));
+  if (CheckSemantics)
+    if (llvm::Error E = checkArgBlock(A, *ModuleStmts))
+      return failWith(std::move(E));
   Body.push_back(Stmt{std::move(A)});
   return true;
 }
@@ -815,9 +809,10 @@ bool Parser::parseBodyStatement(std::vector<Stmt> &Body, bool InArgBlock) {
     if (!parseVariable(V, /*NameRequired=*/true, /*ModuleLevel=*/false, false,
                        std::nullopt))
       return false;
-    if (llvm::Error E = checkVariable(
-            V, InArgBlock ? VarScope::ArgBlock : VarScope::Local, traits()))
-      return failWith(std::move(E));
+    if (CheckSemantics)
+      if (llvm::Error E = checkVariable(
+              V, InArgBlock ? VarScope::ArgBlock : VarScope::Local, traits()))
+        return failWith(std::move(E));
     if (!expect(Tok::Semi, "';'"))
       return false;
     Body.push_back(Stmt{std::move(V)});
@@ -909,39 +904,6 @@ static std::optional<uint64_t> parseIntText(llvm::StringRef S) {
       }))
     return std::nullopt;
   return integerValue(T);
-}
-
-/// Default rounding of an InstMod instruction (PRM 4.19.2): float rounding
-/// for the arithmetic operations that round, none otherwise.
-static uint8_t defaultModRounding(unsigned Opcode, unsigned Type) {
-  bool IsFloat = isFloatType(Type) || isFloatPackedType(Type);
-  switch (Opcode) {
-  case BRIG_OPCODE_ADD:
-  case BRIG_OPCODE_SUB:
-  case BRIG_OPCODE_MUL:
-  case BRIG_OPCODE_DIV:
-  case BRIG_OPCODE_MAD:
-  case BRIG_OPCODE_FMA:
-  case BRIG_OPCODE_SQRT:
-  case BRIG_OPCODE_FRACT:
-    return IsFloat ? BRIG_ROUND_FLOAT_DEFAULT : BRIG_ROUND_NONE;
-  default:
-    return BRIG_ROUND_NONE;
-  }
-}
-
-/// Default rounding of cvt (PRM 5.19.3).
-static uint8_t defaultCvtRounding(unsigned Dst, unsigned Src) {
-  bool DstF = isFloatType(Dst), SrcF = isFloatType(Src);
-  bool DstInt = isSignedType(Dst) || isUnsignedType(Dst);
-  bool SrcInt = isSignedType(Src) || isUnsignedType(Src);
-  if (SrcInt && DstF)
-    return BRIG_ROUND_FLOAT_DEFAULT;
-  if (SrcF && DstInt)
-    return BRIG_ROUND_INTEGER_ZERO;
-  if (SrcF && DstF && typeBits(Dst) < typeBits(Src))
-    return BRIG_ROUND_FLOAT_DEFAULT;
-  return BRIG_ROUND_NONE;
 }
 
 static uint8_t defaultBrWidth(unsigned Opcode) {
@@ -1350,8 +1312,9 @@ bool Parser::parseInstruction(std::vector<Stmt> &Body) {
                         llvm::Twine(Vector) + " suffix");
     }
   }
-  if (llvm::Error E = checkInstruction(*Info, I, traits()))
-    return failWith(std::move(E));
+  if (CheckSemantics)
+    if (llvm::Error E = checkInstruction(*Info, I, traits()))
+      return failWith(std::move(E));
   Body.push_back(Stmt{std::move(I)});
   return true;
 }
@@ -1981,31 +1944,11 @@ bool Parser::parseAggregate(Operand &Out) {
   return true;
 }
 
-uint64_t Parser::aggregateBytes(const Operand &List) {
-  uint64_t Size = 0;
-  for (const Operand &E : List.Elements) {
-    switch (E.K) {
-    case Operand::Kind::Align: {
-      uint64_t A = alignmentBytes(E.AlignValue);
-      if (A > 1)
-        Size = (Size + A - 1) / A * A;
-      break;
-    }
-    case Operand::Kind::Constant:
-      Size += E.Bytes.size();
-      break;
-    default:
-      Size += 8; // image and sampler handles
-      break;
-    }
-  }
-  return Size;
-}
-
 } // namespace
 
-llvm::Expected<Program> parseHsail(llvm::StringRef Source) {
-  Parser P(Source);
+llvm::Expected<Program> parseHsail(llvm::StringRef Source,
+                                   bool CheckSemantics) {
+  Parser P(Source, CheckSemantics);
   return P.run();
 }
 

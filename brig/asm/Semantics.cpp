@@ -15,6 +15,9 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace openhsa::brig::assembler {
 
@@ -1152,6 +1155,21 @@ bool kindFits(OperandRule R, const Operand &O, unsigned T) {
   }
 }
 
+/// The parser converts every immediate to the type of its position
+/// (Parser.cpp, parseConstant), a bit type becoming the unsigned type of its
+/// size, so text always satisfies this; BRIG states the constant's type,
+/// which must be that one (PRM 4.8, 18.6.6).
+llvm::Error checkImmediate(const Operand &O, unsigned Idx, unsigned Type) {
+  if (O.K != Operand::Kind::Constant || Type == BRIG_TYPE_NONE)
+    return llvm::Error::success();
+  unsigned Want = isBitType(Type) ? bitTypeToUnsigned(Type) : Type;
+  if (O.Type == Want)
+    return llvm::Error::success();
+  return error(O.Loc, llvm::Twine("operand ") + llvm::Twine(Idx) + " is a " +
+                          tn(O.Type) + " constant where its type is " +
+                          tn(Want));
+}
+
 uint64_t constantValue(const Operand &O) {
   uint64_t V = 0;
   for (size_t I = 0; I < O.Bytes.size() && I < 8; ++I)
@@ -1162,9 +1180,11 @@ uint64_t constantValue(const Operand &O) {
 llvm::Error checkOperands(const OpcodeInfo &Info, const Instruction &I,
                           const ModuleTraits &M) {
   if (Info.Syntax == OperandSyntax::Sbr) {
-    if (!I.Operands.empty())
-      return checkRegister(I.Operands[0], 0, I.Type);
-    return llvm::Error::success();
+    if (I.Operands.empty())
+      return llvm::Error::success();
+    if (llvm::Error E = checkImmediate(I.Operands[0], 0, I.Type))
+      return E;
+    return checkRegister(I.Operands[0], 0, I.Type);
   }
   if (Info.Syntax != OperandSyntax::Generic)
     return llvm::Error::success();
@@ -1207,9 +1227,12 @@ llvm::Error checkOperands(const OpcodeInfo &Info, const Instruction &I,
       continue;
     }
     if (O.K == Operand::Kind::OperandList) {
-      for (const Operand &E : O.Elements)
+      for (const Operand &E : O.Elements) {
+        if (llvm::Error Err = checkImmediate(E, Idx, T))
+          return Err;
         if (llvm::Error Err = checkRegister(E, Idx, T))
           return Err;
+      }
       if (isDestinationVector(I.Opcode) && Idx == 0) {
         for (size_t A = 0; A < O.Elements.size(); ++A)
           for (size_t B = 0; B < A; ++B)
@@ -1223,6 +1246,8 @@ llvm::Error checkOperands(const OpcodeInfo &Info, const Instruction &I,
       }
       continue;
     }
+    if (llvm::Error Err = checkImmediate(O, Idx, T))
+      return Err;
     if (llvm::Error Err = checkRegister(O, Idx, T))
       return Err;
   }
@@ -1244,6 +1269,46 @@ const char *segmentText(unsigned S) {
 }
 
 } // namespace
+
+uint64_t aggregateBytes(const Operand &List) {
+  uint64_t Size = 0;
+  for (const Operand &E : List.Elements) {
+    switch (E.K) {
+    case Operand::Kind::Align: {
+      uint64_t A = alignmentBytes(E.AlignValue);
+      if (A > 1)
+        Size = (Size + A - 1) / A * A;
+      break;
+    }
+    case Operand::Kind::Constant:
+      Size += E.Bytes.size();
+      break;
+    default:
+      Size += 8; // image and sampler handles
+      break;
+    }
+  }
+  return Size;
+}
+
+uint64_t initializerElements(const Operand &Init, unsigned ElementType) {
+  unsigned EB = typeBytes(ElementType);
+  switch (Init.K) {
+  case Operand::Kind::ConstantImage:
+  case Operand::Kind::ConstantSampler:
+    return 1;
+  case Operand::Kind::ConstantList:
+    // An image or sampler array (typed) counts its objects; an aggregate
+    // (untyped) its bytes.
+    if (Init.Type != BRIG_TYPE_NONE)
+      return Init.Elements.size();
+    return EB ? aggregateBytes(Init) / EB : 0;
+  case Operand::Kind::Constant:
+    return EB ? Init.Bytes.size() / EB : 0;
+  default:
+    return 0;
+  }
+}
 
 llvm::Error checkVariable(const Variable &V, VarScope Scope,
                           const ModuleTraits &M) {
@@ -1475,13 +1540,24 @@ llvm::Error checkRegisterLimits(const Executable &E) {
 }
 
 llvm::Error checkArgBlock(const ArgBlock &A, const std::vector<Stmt> &Module) {
+  return checkArgBlock(
+      A, [&](const std::string &Name) { return findExecutable(Module, Name); });
+}
+
+llvm::Error checkArgBlock(const ArgBlock &A, CalleeLookup FindCallee) {
   const Instruction *Call = nullptr;
+  unsigned Calls = 0;
   for (const Stmt &St : A.Body)
     if (const auto *I = std::get_if<Instruction>(&St.V))
       if (I->Opcode == BRIG_OPCODE_CALL || I->Opcode == BRIG_OPCODE_SCALL ||
-          I->Opcode == BRIG_OPCODE_ICALL)
+          I->Opcode == BRIG_OPCODE_ICALL) {
         Call = I;
-  if (!Call || Call->Operands.size() < 3)
+        ++Calls;
+      }
+  // PRM 10.2: an arg block holds exactly one call.
+  if (Calls != 1)
+    return error(A.EndLoc, "an arg block must contain exactly one call");
+  if (Call->Operands.size() < 3)
     return llvm::Error::success();
   const Operand &Outs = Call->Operands[0], &Target = Call->Operands[1],
                 &Ins = Call->Operands[2];
@@ -1502,7 +1578,7 @@ llvm::Error checkArgBlock(const ArgBlock &A, const std::vector<Stmt> &Module) {
   // signature of icall.
   std::vector<const Executable *> Callees;
   auto Add = [&](const std::string &Name) {
-    if (const Executable *E = findExecutable(Module, Name))
+    if (const Executable *E = FindCallee(Name))
       Callees.push_back(E);
   };
   if (Call->Opcode == BRIG_OPCODE_CALL && Target.K == Operand::Kind::CodeRef)
@@ -1527,37 +1603,43 @@ llvm::Error checkArgBlock(const ArgBlock &A, const std::vector<Stmt> &Module) {
 }
 
 llvm::Error checkModuleLinkageDefinitions(const std::vector<Stmt> &Stmts) {
-  // Every declaration and definition of a name agrees with the first one.
-  for (size_t I = 0; I < Stmts.size(); ++I) {
-    const auto *V = std::get_if<Variable>(&Stmts[I].V);
-    const auto *E = std::get_if<Executable>(&Stmts[I].V);
-    for (size_t J = 0; J < I && (V || E); ++J) {
-      if (V)
-        if (const auto *First = std::get_if<Variable>(&Stmts[J].V))
-          if (First->Name == V->Name && !sameVariable(*First, *V))
-            return error(V->Loc, llvm::Twine("declarations of ") + V->Name +
-                                     " do not agree");
-      if (E)
-        if (const auto *First = std::get_if<Executable>(&Stmts[J].V))
-          if (First->Name == E->Name && !sameExecutable(*First, *E))
-            return error(E->Loc, llvm::Twine("declarations of ") + E->Name +
-                                     " do not agree");
+  // Every declaration and definition of a name agrees with each earlier one
+  // (agreement is not transitive: an array without a size agrees with any).
+  // Indexed by name, so that large modules stay linear.
+  std::unordered_map<std::string_view, std::vector<const Variable *>> Vars;
+  std::unordered_map<std::string_view, std::vector<const Executable *>> Execs;
+  for (const Stmt &St : Stmts) {
+    if (const auto *V = std::get_if<Variable>(&St.V)) {
+      std::vector<const Variable *> &Earlier = Vars[V->Name];
+      for (const Variable *First : Earlier)
+        if (!sameVariable(*First, *V))
+          return error(V->Loc, llvm::Twine("declarations of ") + V->Name +
+                                   " do not agree");
+      Earlier.push_back(V);
+    } else if (const auto *E = std::get_if<Executable>(&St.V)) {
+      std::vector<const Executable *> &Earlier = Execs[E->Name];
+      for (const Executable *First : Earlier)
+        if (!sameExecutable(*First, *E))
+          return error(E->Loc, llvm::Twine("declarations of ") + E->Name +
+                                   " do not agree");
+      Earlier.push_back(E);
     }
   }
 
   struct Decl {
+    std::string_view Name;
     SourceLoc Loc;
     const char *What;
   };
-  std::vector<std::pair<std::string, Decl>> Decls;
-  std::vector<std::string> Defs;
+  std::vector<Decl> Decls;
+  std::unordered_set<std::string_view> Defs;
   auto Note = [&](const std::string &Name, bool IsDecl,
                   std::optional<uint8_t> Linkage, SourceLoc L,
                   const char *What) {
     if (!IsDecl)
-      Defs.push_back(Name);
+      Defs.insert(Name);
     else if (!Linkage || *Linkage == BRIG_LINKAGE_MODULE)
-      Decls.push_back({Name, Decl{L, What}});
+      Decls.push_back({Name, L, What});
   };
   for (const Stmt &St : Stmts) {
     if (const auto *V = std::get_if<Variable>(&St.V))
@@ -1569,15 +1651,11 @@ llvm::Error checkModuleLinkageDefinitions(const std::vector<Stmt> &Stmts) {
         Note(E->Name, E->IsDecl, E->Linkage, E->Loc,
              E->Kind == BRIG_KIND_DIRECTIVE_KERNEL ? "kernel" : "function");
   }
-  for (const auto &[Name, D] : Decls) {
-    bool Defined = false;
-    for (const std::string &N : Defs)
-      Defined |= N == Name;
-    if (!Defined)
-      return error(D.Loc, llvm::Twine(D.What) + " " + Name +
+  for (const Decl &D : Decls)
+    if (!Defs.count(D.Name))
+      return error(D.Loc, llvm::Twine(D.What) + " " + D.Name +
                               " is declared with module linkage but never "
                               "defined");
-  }
   return llvm::Error::success();
 }
 

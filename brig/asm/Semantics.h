@@ -5,7 +5,9 @@
 // rounding modes, ftz, segments, memory orders and scopes each opcode allows,
 // the size of each register operand, address sizes, dimension numbers,
 // image geometries and coordinates. A broken rule is reported at the
-// mnemonic, or at the operand it concerns, as an AsmError.
+// mnemonic, or at the operand it concerns, as an AsmError. The parser runs
+// them on text; ModuleSemantics.h runs them on BRIG decoded into the same
+// tree (BrigToAst.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef OPENHSA_BRIG_ASM_SEMANTICS_H
@@ -14,6 +16,7 @@
 #include "brig/asm/Ast.h"
 #include "brig/asm/Mnemonics.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
 namespace openhsa::brig::assembler {
@@ -48,6 +51,14 @@ enum class VarScope : uint8_t {
   ArgBlock,    ///< an arg block inside a code block
 };
 
+/// Bytes an aggregate initializer ({...}) occupies: its constants, 8 per
+/// image or sampler, and the padding of its align() elements.
+uint64_t aggregateBytes(const Operand &List);
+
+/// Elements of type \p ElementType that the initializer \p Init gives (what
+/// Variable::InitElements holds).
+uint64_t initializerElements(const Operand &Init, unsigned ElementType);
+
 /// Checks a variable against PRM 4.20-4.21 (segments per scope, const,
 /// allocation, alignment, initializers, declarations) as HSAILasm does.
 llvm::Error checkVariable(const Variable &V, VarScope Scope,
@@ -58,11 +69,20 @@ llvm::Error checkVariable(const Variable &V, VarScope Scope,
 /// counting up to the highest register number of each kind it names.
 llvm::Error checkRegisterLimits(const Executable &E);
 
-/// Checks an arg block (PRM 10.2): each variable it defines is an argument
-/// of its call, and the call's arguments match the formal arguments of the
-/// function (or signature) it calls, found among \p Module (the module-scope
-/// statements parsed so far).
+/// Checks an arg block (PRM 10.2): it holds exactly one call, each variable
+/// it defines is an argument of its call, and the call's arguments match the
+/// formal arguments of the function (or signature) it calls, found among
+/// \p Module (the module-scope statements parsed so far).
 llvm::Error checkArgBlock(const ArgBlock &A, const std::vector<Stmt> &Module);
+
+/// Finds the callee named \p Name (the last kernel, function or signature
+/// of that name), or returns nullptr.
+using CalleeLookup =
+    llvm::function_ref<const Executable *(const std::string &Name)>;
+
+/// checkArgBlock with the callees found by \p FindCallee (an index, for
+/// modules too large to search once per arg block).
+llvm::Error checkArgBlock(const ArgBlock &A, CalleeLookup FindCallee);
 
 /// Checks that every module-scope declaration with module linkage in
 /// \p Stmts has a definition, and that every declaration and definition of

@@ -14,6 +14,7 @@
 
 #if __has_include("brig/Validator.h")
 #include "brig/Validator.h"
+#include "brig/asm/ModuleSemantics.h"
 #define OPENHSA_ASM_TEST_HAVE_VALIDATOR 1
 #endif
 
@@ -108,6 +109,43 @@ TEST_P(AsmCorpus, PassesOpenhsaValidator) {
     FAIL() << brig::assembler::renderError(Ours.takeError(), Path, *Text);
   auto M = brig::loadValidatedModule(*Ours, Stem + ".brig");
   EXPECT_TRUE(bool(M)) << llvm::toString(M.takeError());
+}
+
+/// Checks \p Brig against the semantic rules (brig/asm/ModuleSemantics.h).
+/// A file of ValidatorExceptions is checked unvalidated: the validator's
+/// only objection is to a pragma, which the rules do not look at.
+void expectPassesSemantics(const std::vector<uint8_t> &Brig,
+                           const std::string &Stem, const std::string &Name) {
+  if (ValidatorExceptions.count(Stem)) {
+    auto M = brig::BrigModule::create(Brig, Name);
+    ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+    llvm::Error E = brig::assembler::checkModuleSemantics(*M);
+    EXPECT_FALSE(bool(E)) << llvm::toString(std::move(E));
+    return;
+  }
+  auto M = brig::assembler::loadCheckedModule(Brig, Name);
+  EXPECT_TRUE(bool(M)) << llvm::toString(M.takeError());
+}
+
+// The text passed the assembler's semantic rules, so its BRIG, ours and
+// HSAILasm's, passes them too when they run on BRIG.
+TEST_P(AsmCorpus, PassesSemanticRulesOnBrig) {
+  const std::string Stem = GetParam();
+  const std::string Path =
+      std::string(OPENHSA_ASM_CORPUS_DIR) + "/" + Stem + ".hsail";
+  std::optional<std::string> Text = readFile(Path);
+  ASSERT_TRUE(Text) << "cannot read " << Path;
+  llvm::Expected<std::vector<uint8_t>> Ours =
+      brig::assembler::assembleHsail(*Text);
+  if (!Ours)
+    FAIL() << brig::assembler::renderError(Ours.takeError(), Path, *Text);
+  expectPassesSemantics(*Ours, Stem, Stem + ".brig");
+
+  if (oraclePath().empty())
+    GTEST_SKIP() << "HSAILasm not installed; its BRIG is not checked";
+  OracleResult Ref = runOracle(Path, "semantics_" + Stem);
+  ASSERT_EQ(Ref.ExitCode, 0) << Ref.Log;
+  expectPassesSemantics(Ref.Brig, Stem, Stem + ".hsailasm.brig");
 }
 #endif
 

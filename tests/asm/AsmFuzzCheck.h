@@ -5,11 +5,12 @@
 // replays on tests/asm/regressions/*: HSAIL text -> assembler. When the text
 // assembles, the BRIG must be a well-formed container; it is validated (a
 // rejection is fine: the assembler leaves HSAILasm's semantic checks to the
-// validator), disassembled, and the text reassembled: the two BRIG images
-// must be byte-identical (comments holding tabs or non-ASCII bytes, which the
-// printer shows as '.' like HSAILasm does, only need the second round trip to
-// be exact). When the text does not assemble, the error must be
-// an AsmError with a position, rendered "file:LINE:COL: error: message".
+// validator) and, when valid, must pass the semantic rules the text passed
+// (brig/asm/ModuleSemantics.h), disassembled, and the text reassembled: the two
+// BRIG images must be byte-identical (comments holding tabs or non-ASCII bytes,
+// which the printer shows as '.' like HSAILasm does, only need the second round
+// trip to be exact). When the text does not assemble, the error must be an
+// AsmError with a position, rendered "file:LINE:COL: error: message".
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +20,7 @@
 #include "brig/Disassembler.h"
 #include "brig/Validator.h"
 #include "brig/asm/Assembler.h"
+#include "brig/asm/ModuleSemantics.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -82,6 +84,13 @@ inline AsmFuzzOutcome checkHsailText(llvm::StringRef Text,
     llvm::consumeError(std::move(E));
   else
     R.Valid = true;
+  // The text passed the semantic rules, so its BRIG must pass them too.
+  if (R.Valid)
+    if (llvm::Error E = assembler::checkModuleSemantics(*M)) {
+      R.Problem = "the BRIG of accepted text breaks a semantic rule: " +
+                  llvm::toString(std::move(E));
+      return R;
+    }
 
   std::string Dis = disassembleToString(*M);
   llvm::Expected<std::vector<uint8_t>> Again = assembler::assembleHsail(Dis);

@@ -3,17 +3,20 @@
 // Part of openhsa.
 //
 //   openhsa-as IN.hsail -o OUT.brig     assemble HSAIL text into BRIG
-//   openhsa-as --validate IN.brig       check a BRIG module (brig/Validator.h)
+//   openhsa-as --validate IN.brig       check a BRIG module: well formed
+//                                       (brig/Validator.h), then the rules
+//                                       the assembler enforces on text
+//                                       (brig/asm/ModuleSemantics.h)
 //
-// Errors are printed clang-style ("file:line:col: error: message") and make
-// the tool exit non-zero.
+// Errors are printed clang-style ("file:line:col: error: message"; for BRIG
+// "error: file: hsa_code+0x40: message") and make the tool exit non-zero.
 //
 //===----------------------------------------------------------------------===//
 
 #include "brig/asm/Assembler.h"
 
 #if __has_include("brig/Validator.h")
-#include "brig/Validator.h"
+#include "brig/asm/ModuleSemantics.h"
 #define OPENHSA_AS_HAVE_VALIDATOR 1
 #endif
 
@@ -34,6 +37,12 @@ static cl::opt<bool> Validate("validate",
                                        "assembling HSAIL text"));
 static cl::opt<std::string> OutputFile("o", cl::desc("Output BRIG file"),
                                        cl::value_desc("file"));
+// For tests of BRIG consumers: BRIG that breaks the semantic rules
+// (brig/asm/Semantics.h) is otherwise impossible to make from text.
+static cl::opt<bool> NoSemanticChecks(
+    "no-semantic-checks", cl::Hidden,
+    cl::desc("Assemble without the semantic rules (the output may be BRIG "
+             "that --validate rejects)"));
 
 int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "openhsa HSAIL assembler\n");
@@ -51,10 +60,13 @@ int main(int argc, char **argv) {
 #ifdef OPENHSA_AS_HAVE_VALIDATOR
     ArrayRef<uint8_t> Bytes(reinterpret_cast<const uint8_t *>(Text.data()),
                             Text.size());
-    Expected<openhsa::brig::BrigModule> M =
-        openhsa::brig::loadValidatedModule(Bytes, InputFile);
+    Expected<openhsa::brig::BrigModule> M = loadCheckedModule(Bytes, InputFile);
     if (!M) {
-      logAllUnhandledErrors(M.takeError(), errs(), InputFile + ": error: ");
+      // The message names the file, section and offset:
+      // "error: m.brig: hsa_code+0x40: instruction 'add': ...".
+      handleAllErrors(M.takeError(), [](const ErrorInfoBase &E) {
+        WithColor::error(errs()) << E.message() << '\n';
+      });
       return 1;
     }
     return 0;
@@ -65,7 +77,9 @@ int main(int argc, char **argv) {
 #endif
   }
 
-  Expected<std::vector<uint8_t>> Brig = assembleHsail(Text);
+  AssembleOptions Options;
+  Options.CheckSemantics = !NoSemanticChecks;
+  Expected<std::vector<uint8_t>> Brig = assembleHsail(Text, Options);
   if (!Brig) {
     errs() << renderError(Brig.takeError(), InputFile, Text);
     return 1;
