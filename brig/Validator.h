@@ -4,7 +4,9 @@
 // (header, section index, sections, entry sizes, kinds, offsets, lists,
 // strings) and the HSAIL-level rules the finalizer relies on (instructions
 // against the opcode table in brig/InstTable.h, kernels and functions, arg
-// blocks, labels, symbol references).
+// blocks, labels, symbol references). The assembler's finer per-opcode rules
+// (types, modifiers, operands...) are checked on a validated module by
+// brig/asm/ModuleSemantics.h.
 //
 // The validator never reads outside the module and every loop it runs is
 // bounded by the module's size, whatever the bytes. Diagnostics look like

@@ -2,6 +2,7 @@
 #include "runtime/Program.h"
 
 #include "brig/Validator.h"
+#include "brig/asm/ModuleSemantics.h"
 #include "hsa/hsa_ext_finalize.h"
 
 #include <cstring>
@@ -154,6 +155,12 @@ hsa_status_t Program::addModule(hsa_ext_module_t Module) {
         View = std::move(Named);
   }
   if (llvm::Error E = brig::validateModule(*View)) {
+    llvm::consumeError(std::move(E));
+    return hsa_status_t(HSA_EXT_STATUS_ERROR_INVALID_MODULE);
+  }
+  // Well formed is not enough: the rules HSAIL text must follow (types,
+  // modifiers, operands per opcode...) hold for BRIG from any producer.
+  if (llvm::Error E = brig::assembler::checkModuleSemantics(*View)) {
     llvm::consumeError(std::move(E));
     return hsa_status_t(HSA_EXT_STATUS_ERROR_INVALID_MODULE);
   }

@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "tests/executable/ExecTestSupport.h"
 
+#include "brig/asm/Assembler.h"
+
 #include <array>
 
 using namespace openhsa::test;
@@ -199,6 +201,27 @@ TEST_F(Program, AddModuleChecksTheModule) {
   EXPECT_EQ(hsa_ext_program_add_module(P, Good.module()), HSA_STATUS_SUCCESS);
   EXPECT_EQ(hsa_ext_program_add_module(P, Good.module()),
             hsa_status_t(HSA_EXT_STATUS_ERROR_MODULE_ALREADY_INCLUDED));
+  EXPECT_EQ(hsa_ext_program_destroy(P), HSA_STATUS_SUCCESS);
+}
+
+TEST_F(Program, AddModuleChecksTheSemanticRules) {
+  // Well-formed BRIG that breaks a rule the assembler enforces on text (ftz
+  // on an integer add), built with the assembler's rules off.
+  const std::string Text = moduleHeader("m") + R"(
+prog kernel &k(kernarg_u64 %out)
+{
+    add_ftz_u32 $s1, $s2, $s3;
+    ret;
+};
+)";
+  openhsa::brig::assembler::AssembleOptions NoRules;
+  NoRules.CheckSemantics = false;
+  auto Bytes = openhsa::brig::assembler::assembleHsail(Text, NoRules);
+  ASSERT_TRUE(bool(Bytes)) << llvm::toString(Bytes.takeError());
+  BrigBlob Bad(*Bytes);
+  hsa_ext_program_t P = makeProgram({});
+  EXPECT_EQ(hsa_ext_program_add_module(P, Bad.module()),
+            hsa_status_t(HSA_EXT_STATUS_ERROR_INVALID_MODULE));
   EXPECT_EQ(hsa_ext_program_destroy(P), HSA_STATUS_SUCCESS);
 }
 
