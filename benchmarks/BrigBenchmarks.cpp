@@ -11,6 +11,7 @@
 #include "brig/Disassembler.h"
 #include "brig/Validator.h"
 #include "brig/asm/Assembler.h"
+#include "brig/asm/ModuleSemantics.h"
 
 #include <benchmark/benchmark.h>
 
@@ -145,6 +146,22 @@ void BM_ValidateBrig1MB(benchmark::State &State) {
   State.counters["brig_bytes"] = double(Brig.size());
 }
 BENCHMARK(BM_ValidateBrig1MB)->Unit(benchmark::kMillisecond);
+
+/// What a module passes before the runtime uses it: the validator, then
+/// the semantic rules on BRIG (brig/asm/ModuleSemantics.h).
+void BM_ValidateAndCheckBrig1MB(benchmark::State &State) {
+  const std::vector<uint8_t> &Brig = brigOfSize(OneMegabyte);
+  for (auto _ : State) {
+    auto M = openhsa::brig::assembler::loadCheckedModule(Brig, "bench.brig");
+    if (!M) {
+      State.SkipWithError(llvm::toString(M.takeError()).c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(&*M);
+  }
+  State.SetBytesProcessed(int64_t(State.iterations()) * Brig.size());
+}
+BENCHMARK(BM_ValidateAndCheckBrig1MB)->Unit(benchmark::kMillisecond);
 
 void BM_DisassembleBrig1MB(benchmark::State &State) {
   const std::vector<uint8_t> &Brig = brigOfSize(OneMegabyte);
