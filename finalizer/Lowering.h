@@ -64,10 +64,11 @@ inline constexpr const char *PrivateBase = "openhsa.privatebase"; // (wi) -> ptr
 inline constexpr const char *GroupSegmentSize =
     "openhsa.groupsegmentsize"; // (wi) -> i32
 inline constexpr const char *PrivateSegmentSize =
-    "openhsa.privatesegmentsize";                     // (wi) -> i32
-inline constexpr const char *Queue = "openhsa.queue"; // (wi) -> ptr
-inline constexpr const char *ComputeUnitId = "openhsa.cuid";       // (wi) -> i32
-inline constexpr const char *MaxComputeUnitId = "openhsa.maxcuid"; // (wi) -> i32
+    "openhsa.privatesegmentsize";                            // (wi) -> i32
+inline constexpr const char *Queue = "openhsa.queue";        // (wi) -> ptr
+inline constexpr const char *ComputeUnitId = "openhsa.cuid"; // (wi) -> i32
+inline constexpr const char *MaxComputeUnitId =
+    "openhsa.maxcuid"; // (wi) -> i32
 } // namespace query
 
 /// Lowers every kernel defined in Modules into M. DetectExceptions are

@@ -143,6 +143,28 @@ const RoundingCase Roundings[] = {{"", FE_TONEAREST},
                                   {"_up", FE_UPWARD},
                                   {"_down", FE_DOWNWARD}};
 
+/// Runs Host on every operand triple in the host's current floating-point
+/// environment and reports where Got's result or flags differ; returns how
+/// many do.
+template <typename T>
+unsigned hostMismatches(const std::string &Inst, const DetectRun<T> &Got,
+                        const std::vector<T> &A, const std::vector<T> &Bv,
+                        const std::vector<T> &C, T (*Host)(T, T, T)) {
+  unsigned Wrong = 0;
+  for (size_t I = 0; I < A.size(); ++I) {
+    std::feclearexcept(FE_ALL_EXCEPT);
+    volatile T Want = Host(A[I], Bv[I], C[I]);
+    const uint32_t WantFlags = hostFlags();
+    if ((!sameValue(Got.Result[I], Want) || Got.Flags[I] != WantFlags) &&
+        ++Wrong <= 5)
+      ADD_FAILURE() << Inst << " of " << A[I] << ", " << Bv[I] << ", " << C[I]
+                    << ": result " << Got.Result[I] << " flags 0x" << std::hex
+                    << Got.Flags[I] << ", host " << Want << " flags 0x"
+                    << WantFlags << std::dec;
+  }
+  return Wrong;
+}
+
 /// Binary and ternary arithmetic of type T against the host, every pair
 /// (triple) of operands, every rounding mode.
 template <typename T>
@@ -168,19 +190,8 @@ void checkArithmetic(const char *Type, char Reg, T (*Host)(T, T, T),
     DetectRun<T> Got = runDetect<T>(Inst, Reg, Reg, A, Bv, C);
     if (Got.Flags.empty())
       return;
-    unsigned Wrong = 0;
     std::fesetround(R.Host);
-    for (size_t I = 0; I < A.size(); ++I) {
-      std::feclearexcept(FE_ALL_EXCEPT);
-      volatile T Want = Host(A[I], Bv[I], C[I]);
-      const uint32_t WantFlags = hostFlags();
-      if ((!sameValue(Got.Result[I], Want) || Got.Flags[I] != WantFlags) &&
-          ++Wrong <= 5)
-        ADD_FAILURE() << Inst << " of " << A[I] << ", " << Bv[I] << ", " << C[I]
-                      << ": result " << Got.Result[I] << " flags 0x" << std::hex
-                      << Got.Flags[I] << ", host " << Want << " flags 0x"
-                      << WantFlags << std::dec;
-    }
+    const unsigned Wrong = hostMismatches(Inst, Got, A, Bv, C, Host);
     std::fesetround(FE_TONEAREST);
     EXPECT_EQ(Wrong, 0u) << Inst << ": " << A.size() << " cases";
   }
@@ -253,18 +264,7 @@ TEST(DetectTest, FlushToZeroMatchesTheHostWithFtzAndDaz) {
       return;
     const unsigned Csr = _mm_getcsr();
     _mm_setcsr(Csr | 0x8040); // FTZ and DAZ.
-    unsigned Wrong = 0;
-    for (size_t I = 0; I < A.size(); ++I) {
-      std::feclearexcept(FE_ALL_EXCEPT);
-      volatile float Want = Case.Host(A[I], Bv[I], 0);
-      const uint32_t WantFlags = hostFlags();
-      if ((!sameValue(Got.Result[I], Want) || Got.Flags[I] != WantFlags) &&
-          ++Wrong <= 5)
-        ADD_FAILURE() << Inst << " of " << A[I] << ", " << Bv[I] << ": result "
-                      << Got.Result[I] << " flags 0x" << std::hex
-                      << Got.Flags[I] << ", host " << Want << " flags 0x"
-                      << WantFlags << std::dec;
-    }
+    const unsigned Wrong = hostMismatches(Inst, Got, A, Bv, C, Case.Host);
     _mm_setcsr(Csr);
     EXPECT_EQ(Wrong, 0u) << Inst;
   }
