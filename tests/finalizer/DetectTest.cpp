@@ -14,7 +14,9 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#if defined(__x86_64__) || defined(__i386__)
 #include <xmmintrin.h>
+#endif
 
 using namespace openhsa::test;
 
@@ -243,6 +245,9 @@ TEST(DetectTest, F64ArithmeticMatchesTheHost) {
 // ftz: tiny results flush to zero raising underflow and inexact; subnormal
 // operands count as zeros (x86's FTZ and DAZ give the same flags).
 TEST(DetectTest, FlushToZeroMatchesTheHostWithFtzAndDaz) {
+#if !defined(__x86_64__) && !defined(__i386__)
+  GTEST_SKIP() << "the host reference needs x86's MXCSR FTZ and DAZ";
+#else
   std::vector<float> Ops = operands<float>(5);
   std::vector<float> A, Bv, C;
   for (float X : Ops)
@@ -268,6 +273,7 @@ TEST(DetectTest, FlushToZeroMatchesTheHostWithFtzAndDaz) {
     _mm_setcsr(Csr);
     EXPECT_EQ(Wrong, 0u) << Inst;
   }
+#endif
 }
 
 TEST(DetectTest, ConversionsComparisonsAndMinMax) {
