@@ -98,6 +98,13 @@ finalizeTexts(const std::vector<std::string> &Sources) {
   return P;
 }
 
+/// The T stored (maybe unaligned) at byte Off of a kernel's output.
+template <typename T> T loadAt(const uint8_t *Bytes, size_t Off) {
+  T V;
+  std::memcpy(&V, Bytes + Off, sizeof(T));
+  return V;
+}
+
 struct Grid {
   uint32_t Size[3] = {1, 1, 1};
   uint32_t WorkGroup[3] = {1, 1, 1};

@@ -66,16 +66,8 @@ TEST(MemoryTest, WidthsExtensionAndForms) {
     uint8_t *Out;
   } K{In, Out};
   runKernel(*P, "&widths", Grid{}, &K);
-  auto U32 = [&](size_t Off) {
-    uint32_t V;
-    std::memcpy(&V, Out + Off, 4);
-    return V;
-  };
-  auto U64 = [&](size_t Off) {
-    uint64_t V;
-    std::memcpy(&V, Out + Off, 8);
-    return V;
-  };
+  auto U32 = [&](size_t Off) { return loadAt<uint32_t>(Out, Off); };
+  auto U64 = [&](size_t Off) { return loadAt<uint64_t>(Out, Off); };
   EXPECT_EQ(U32(0), 0xfffffff0u);            // s8 0xf0
   EXPECT_EQ(U32(4), 0xf0u);                  // u8
   EXPECT_EQ(U32(8), 0xffff81f0u);            // s16 0x81f0
@@ -263,11 +255,7 @@ TEST(MemoryTest, Segments) {
     uint16_t Small;
   } K{Out, 2, 0xbeef};
   runKernel(*P, "&segments", Grid{}, &K);
-  auto U32 = [&](size_t Off) {
-    uint32_t V;
-    std::memcpy(&V, Out + Off, 4);
-    return V;
-  };
+  auto U32 = [&](size_t Off) { return loadAt<uint32_t>(Out, Off); };
   EXPECT_EQ(U32(0), 30u);
   EXPECT_EQ(U32(4), 30u);
   EXPECT_EQ(U32(8), 30u);

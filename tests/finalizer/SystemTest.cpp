@@ -688,16 +688,8 @@ TEST_F(SystemTest, SegmentConversionsAndNullPointers) {
     uint64_t *Global;
   } K{Out, &GlobalWord};
   runKernel(*P, "&segments", Grid{}, &K);
-  auto U32 = [&](size_t Off) {
-    uint32_t V;
-    std::memcpy(&V, Out + Off, 4);
-    return V;
-  };
-  auto U64 = [&](size_t Off) {
-    uint64_t V;
-    std::memcpy(&V, Out + Off, 8);
-    return V;
-  };
+  auto U32 = [&](size_t Off) { return loadAt<uint32_t>(Out, Off); };
+  auto U64 = [&](size_t Off) { return loadAt<uint64_t>(Out, Off); };
   EXPECT_EQ(U64(0), 0u);           // nullptr (flat)
   EXPECT_EQ(U32(8), 0xffffffffu);  // nullptr_group
   EXPECT_EQ(U32(12), 0xffffffffu); // nullptr_private
