@@ -52,7 +52,9 @@ std::vector<uint8_t> CodeObject::serialize() const {
         {"max_flat_workgroup_size", K.MaxFlatWorkgroupSize},
         {"max_dynamic_group_size", K.MaxDynamicGroupSize},
         {"detect_exceptions", K.EnabledDetectExceptions},
-        {"require_no_partial_workgroups", K.RequireNoPartialWorkgroups}});
+        {"require_no_partial_workgroups", K.RequireNoPartialWorkgroups},
+        {"vector_width", K.VectorWidth},
+        {"scalar_reason", K.ScalarReason}});
   for (const VariableSymbol &V : Variables)
     Vs.push_back(llvm::json::Object{{"name", V.Name},
                                     {"module", V.ModuleName},
@@ -213,6 +215,12 @@ llvm::Expected<CodeObject> CodeObject::deserialize(llvm::ArrayRef<uint8_t> In) {
     if (O->get("require_no_partial_workgroups"))
       if (auto E = Bool(*O, "require_no_partial_workgroups",
                         K.RequireNoPartialWorkgroups))
+        return std::move(E);
+    if (O->get("vector_width"))
+      if (auto E = Int(*O, "vector_width", K.VectorWidth, 64))
+        return std::move(E);
+    if (O->get("scalar_reason"))
+      if (auto E = Str(*O, "scalar_reason", K.ScalarReason))
         return std::move(E);
     CO.Kernels.push_back(std::move(K));
   }

@@ -38,6 +38,11 @@ struct KernelSymbol {
   uint32_t MaxDynamicGroupSize = 0;
   uint16_t EnabledDetectExceptions = 0; // enabledetectexceptions bits.
   bool RequireNoPartialWorkgroups = false;
+  /// Work-items the work-group function runs at once in SIMD lanes (1: one
+  /// at a time, the scalar work-item loops), and why a kernel was not
+  /// vectorized (finalizer/WorkItemVectorizer.h).
+  uint32_t VectorWidth = 1;
+  std::string ScalarReason;
 };
 
 /// A variable of the code object (global, readonly segments).

@@ -55,7 +55,8 @@ void initializeNativeTarget() {
   });
 }
 
-/// Writes Text to $Var/<module>.<Ext>, or to stderr for "-".
+} // namespace
+
 void dump(const char *Var, const llvm::Module &M, llvm::StringRef Ext,
           llvm::StringRef Text) {
   const char *Where = std::getenv(Var);
@@ -71,8 +72,6 @@ void dump(const char *Var, const llvm::Module &M, llvm::StringRef Ext,
   if (!EC)
     Out << Text;
 }
-
-} // namespace
 
 llvm::Expected<std::vector<uint8_t>> compileToObject(llvm::Module &M) {
   initializeNativeTarget();

@@ -24,6 +24,11 @@ const HostTarget &hostTarget();
 /// assembly.
 llvm::Expected<std::vector<uint8_t>> compileToObject(llvm::Module &M);
 
+/// Writes Text to $Var/<module>.<Ext> when the environment variable Var
+/// names a directory, or to stderr when it is "-" (OPENHSA_DUMP_IR...).
+void dump(const char *Var, const llvm::Module &M, llvm::StringRef Ext,
+          llvm::StringRef Text);
+
 } // namespace openhsa::finalizer
 
 #endif

@@ -1,5 +1,6 @@
 //===- finalizer/CpuTarget.cpp - Work-group functions for the CPU agent ---===//
 #include "finalizer/CpuTarget.h"
+#include "finalizer/WorkItemVectorizer.h"
 
 #include "hsa/hsa_ext_openhsa.h"
 
@@ -179,7 +180,62 @@ void emitLoop(llvm::IRBuilder<> &B, llvm::Value *N, const char *Name,
   B.SetInsertPoint(Exit);
 }
 
-llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K) {
+/// Emits `for (X = 0; X < N; X += Step) Body(X)` (possibly no iteration) at
+/// B's insertion point and leaves B after the loop.
+template <typename BodyFn>
+void emitSteppedLoop(llvm::IRBuilder<> &B, llvm::Value *N, unsigned Step,
+                     const char *Name, BodyFn Body) {
+  llvm::LLVMContext &C = B.getContext();
+  llvm::Function *F = B.GetInsertBlock()->getParent();
+  llvm::BasicBlock *Pre = B.GetInsertBlock();
+  auto *Head = llvm::BasicBlock::Create(C, std::string(Name) + ".body", F);
+  auto *Exit = llvm::BasicBlock::Create(C, std::string(Name) + ".exit", F);
+  B.CreateCondBr(B.CreateICmpULT(B.getInt32(0), N), Head, Exit);
+  B.SetInsertPoint(Head);
+  llvm::PHINode *I = B.CreatePHI(B.getInt32Ty(), 2, Name);
+  I->addIncoming(B.getInt32(0), Pre);
+  Body(I);
+  llvm::Value *Next = B.CreateAdd(I, B.getInt32(Step), "", true, true);
+  I->addIncoming(Next, B.GetInsertBlock());
+  B.CreateCondBr(B.CreateICmpULT(Next, N), Head, Exit);
+  B.SetInsertPoint(Exit);
+}
+
+/// The X loop of a vectorized kernel: whole waves of W work-items with
+/// every lane on, then the partial wave at the end of the row with the
+/// lanes past it off. The body is inlined at both calls; with its mask a
+/// constant, the first copy has no masked memory access left.
+void emitWaveLoop(llvm::IRBuilder<> &B, llvm::Value *Kernarg, llvm::Value *Wi,
+                  llvm::Value *LocalX, llvm::Value *Count,
+                  llvm::Function *VecBody, unsigned W) {
+  llvm::LLVMContext &C = B.getContext();
+  llvm::Function *F = B.GetInsertBlock()->getParent();
+  llvm::Value *Whole = B.CreateAnd(Count, B.getInt32(~(W - 1)));
+  emitSteppedLoop(B, Whole, W, "wave", [&](llvm::Value *X) {
+    B.CreateStore(X, LocalX);
+    B.CreateCall(VecBody, {Kernarg, Wi,
+                           llvm::ConstantInt::getTrue(
+                               llvm::FixedVectorType::get(B.getInt1Ty(), W))});
+  });
+  llvm::Value *Rest = B.CreateSub(Count, Whole);
+  auto *Tail = llvm::BasicBlock::Create(C, "wave.tail", F);
+  auto *Done = llvm::BasicBlock::Create(C, "wave.done", F);
+  B.CreateCondBr(B.CreateICmpNE(Rest, B.getInt32(0)), Tail, Done);
+  B.SetInsertPoint(Tail);
+  B.CreateStore(Whole, LocalX);
+  llvm::SmallVector<llvm::Constant *, 16> Lanes;
+  for (unsigned L = 0; L < W; ++L)
+    Lanes.push_back(B.getInt32(L));
+  llvm::Value *Mask =
+      B.CreateICmpULT(llvm::ConstantVector::get(Lanes),
+                      B.CreateVectorSplat(W, Rest), "tail.mask");
+  B.CreateCall(VecBody, {Kernarg, Wi, Mask});
+  B.CreateBr(Done);
+  B.SetInsertPoint(Done);
+}
+
+llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
+                                       llvm::Function *VecBody, unsigned W) {
   llvm::LLVMContext &C = M.getContext();
   auto *PtrTy = llvm::PointerType::get(C, 0);
   auto *I32 = llvm::Type::getInt32Ty(C);
@@ -232,7 +288,23 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K) {
                        {B.getInt32(0), B.getInt32(WiLocal), B.getInt32(D)});
   };
 
-  if (!K.UsesBarrier) {
+  if (!K.UsesBarrier && VecBody) {
+    emitLoop(B, Current[2], "z", [&](llvm::Value *Z) {
+      B.CreateStore(Z, LocalPtr(2));
+      emitLoop(B, Current[1], "y", [&](llvm::Value *Y) {
+        B.CreateStore(Y, LocalPtr(1));
+        emitWaveLoop(B, Kernarg, Wi, LocalPtr(0), Current[0], VecBody, W);
+      });
+    });
+    B.CreateRetVoid();
+    VecBody->addFnAttr(llvm::Attribute::AlwaysInline);
+    if (W * 32 >= 512) {
+      // Explicit vectors of 512 bits: use the zmm registers even where
+      // LLVM would otherwise prefer 256-bit vectors on this CPU.
+      F->addFnAttr("prefer-vector-width", "512");
+      F->addFnAttr("min-legal-vector-width", "512");
+    }
+  } else if (!K.UsesBarrier) {
     emitLoop(B, Current[2], "z", [&](llvm::Value *Z) {
       B.CreateStore(Z, LocalPtr(2));
       emitLoop(B, Current[1], "y", [&](llvm::Value *Y) {
@@ -330,10 +402,34 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K) {
 
 } // namespace
 
-void buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program) {
+void buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
+                                unsigned VectorWidth) {
+  // Vectorize while the queries are still calls the vectorizer recognizes.
+  std::vector<llvm::Function *> VecBodies;
+  const llvm::DataLayout &DL = M.getDataLayout();
+  const llvm::StructLayout *SL = DL.getStructLayout(workItemType(M.getContext()));
+  WorkItemStateLayout State{SL->getSizeInBytes(),
+                            SL->getElementOffset(WiLocal)};
+  for (LoweredKernel &K : Program.Kernels) {
+    llvm::Function *V = nullptr;
+    if (VectorWidth <= 1)
+      K.Symbol.ScalarReason = "vectorization is off";
+    else if (K.UsesBarrier)
+      K.Symbol.ScalarReason = "the kernel waits at barriers";
+    else if (auto R = vectorizeWorkItemBody(*K.Body, VectorWidth, State))
+      V = *R;
+    else
+      K.Symbol.ScalarReason = llvm::toString(R.takeError());
+    K.Symbol.VectorWidth = V ? VectorWidth : 1;
+    VecBodies.push_back(V);
+  }
   defineQueries(M);
-  for (LoweredKernel &K : Program.Kernels)
-    K.Symbol.EntrySymbol = buildWorkGroupFunction(M, K)->getName().str();
+  for (size_t I = 0; I < Program.Kernels.size(); ++I)
+    Program.Kernels[I].Symbol.EntrySymbol =
+        buildWorkGroupFunction(M, Program.Kernels[I], VecBodies[I],
+                               VectorWidth)
+            ->getName()
+            .str();
 }
 
 } // namespace openhsa::finalizer

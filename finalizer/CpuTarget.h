@@ -19,8 +19,12 @@
 namespace openhsa::finalizer {
 
 /// Defines the queries in M and adds a work-group function per kernel,
-/// naming it in Kernel.Symbol.EntrySymbol.
-void buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program);
+/// naming it in Kernel.Symbol.EntrySymbol. With VectorWidth > 1, kernels
+/// run that many work-items at once where the work-item vectorizer can
+/// (finalizer/WorkItemVectorizer.h); the others, and all with 1, one at a
+/// time.
+void buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
+                                unsigned VectorWidth);
 
 } // namespace openhsa::finalizer
 

@@ -4,8 +4,11 @@
 #include "finalizer/Codegen.h"
 #include "finalizer/CpuTarget.h"
 #include "finalizer/Lowering.h"
+#include "finalizer/WorkItemVectorizer.h"
 
 #include "llvm/IR/LLVMContext.h"
+
+#include <cstdlib>
 #include "llvm/IR/Module.h"
 #include "llvm/TargetParser/Triple.h"
 
@@ -81,7 +84,21 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
       lowerProgram(Request.Modules, *M, Request.Directives.DetectExceptions);
   if (!Lowered)
     return Lowered.takeError();
-  buildCpuWorkGroupFunctions(*M, *Lowered);
+  unsigned Width = Request.VectorWidth;
+  if (Width == 0)
+    Width = vectorizationEnabled() ? hostVectorWidth() : 1;
+  buildCpuWorkGroupFunctions(*M, *Lowered, Width);
+  if (std::getenv("OPENHSA_DUMP_IR")) {
+    std::string Report;
+    for (const LoweredKernel &K : Lowered->Kernels)
+      Report += K.Symbol.Name + ": " +
+                (K.Symbol.VectorWidth > 1
+                     ? "vectorized, " + std::to_string(K.Symbol.VectorWidth) +
+                           " work-items at once\n"
+                     : "scalar work-item loops: " + K.Symbol.ScalarReason +
+                           "\n");
+    dump("OPENHSA_DUMP_IR", *M, "vectorize.txt", Report);
+  }
   auto Object = compileToObject(*M);
   if (!Object)
     return Object.takeError();

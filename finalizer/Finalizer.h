@@ -40,6 +40,10 @@ struct FinalizeRequest {
   uint8_t DefaultFloatRounding = 2;
   ControlDirectives Directives;
   std::string Options; // Finalizer options string (unused yet).
+  /// Work-items per SIMD wave: 0 for the host's width
+  /// (finalizer/WorkItemVectorizer.h), unless OPENHSA_VECTORIZE=0; 1 for
+  /// scalar work-item loops.
+  unsigned VectorWidth = 0;
 };
 
 /// Finalizes every kernel of the program for the host CPU.

@@ -42,9 +42,10 @@ struct FinalizedProgram {
 };
 
 /// Assembles, validates, finalizes and loads Source; the error text on
-/// failure.
+/// failure. VectorWidth: work-items at once (finalizer::FinalizeRequest;
+/// 0: the host's, or scalar with OPENHSA_VECTORIZE=0).
 inline llvm::Expected<FinalizedProgram>
-finalizeText(const std::string &Source) {
+finalizeText(const std::string &Source, unsigned VectorWidth = 0) {
   FinalizedProgram P;
   auto Brig = brig::assembler::assembleHsail(Source);
   if (!Brig)
@@ -55,6 +56,7 @@ finalizeText(const std::string &Source) {
     return M.takeError();
   finalizer::FinalizeRequest R;
   R.Modules.push_back(std::move(*M));
+  R.VectorWidth = VectorWidth;
   auto CO = finalizer::finalize(R);
   if (!CO)
     return CO.takeError();

@@ -1,0 +1,1086 @@
+//===- finalizer/WorkItemVectorizer.cpp - W work-items at a time ----------===//
+#include "finalizer/WorkItemVectorizer.h"
+
+#include "finalizer/Codegen.h"
+#include "finalizer/Lowering.h"
+
+#include "llvm/ADT/PostOrderIterator.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/PostDominators.h"
+#include "llvm/Analysis/VectorUtils.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/GetElementPtrTypeIterator.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Transforms/InstCombine/InstCombine.h"
+#include "llvm/Transforms/Scalar/EarlyCSE.h"
+#include "llvm/Transforms/Scalar/SROA.h"
+#include "llvm/Transforms/Scalar/SimplifyCFG.h"
+#include "llvm/Transforms/Scalar/StructurizeCFG.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/FixIrreducible.h"
+#include "llvm/Transforms/Utils/LCSSA.h"
+#include "llvm/Transforms/Utils/LowerSwitch.h"
+#include "llvm/Transforms/Utils/UnifyFunctionExitNodes.h"
+#include "llvm/Transforms/Utils/UnifyLoopExits.h"
+
+#include <cstdlib>
+#include <map>
+#include <optional>
+
+namespace openhsa::finalizer {
+
+unsigned hostVectorWidth() {
+  if (const char *E = std::getenv("OPENHSA_VECTOR_WIDTH")) {
+    unsigned W = static_cast<unsigned>(std::strtoul(E, nullptr, 10));
+    if (W >= 2 && W <= 64 && (W & (W - 1)) == 0)
+      return W;
+  }
+  const std::string &F = hostTarget().Features;
+  if (F.find("+avx512f") != std::string::npos)
+    return 16;
+  if (F.find("+avx,") != std::string::npos ||
+      F.find("+avx2") != std::string::npos)
+    return 8;
+  return 4;
+}
+
+bool vectorizationEnabled() {
+  const char *E = std::getenv("OPENHSA_VECTORIZE");
+  return !(E && E[0] == '0');
+}
+
+namespace {
+
+using namespace llvm;
+
+Error unsupported(const Twine &Why) { return createStringError(Why); }
+
+/// S cloned with the mask argument added.
+Function *cloneWithMask(Function &S, unsigned W) {
+  LLVMContext &C = S.getContext();
+  FunctionType *FT = S.getFunctionType();
+  SmallVector<Type *, 4> Params(FT->param_begin(), FT->param_end());
+  Params.push_back(FixedVectorType::get(Type::getInt1Ty(C), W));
+  Function *V =
+      Function::Create(FunctionType::get(FT->getReturnType(), Params, false),
+                       GlobalValue::InternalLinkage,
+                       S.getName() + ".simd" + Twine(W), S.getParent());
+  ValueToValueMapTy VMap;
+  for (unsigned I = 0; I < S.arg_size(); ++I) {
+    VMap[S.getArg(I)] = V->getArg(I);
+    V->getArg(I)->setName(S.getArg(I)->getName());
+  }
+  V->getArg(S.arg_size())->setName("active");
+  SmallVector<ReturnInst *, 4> Returns;
+  CloneFunctionInto(V, &S, VMap, CloneFunctionChangeType::LocalChangesOnly,
+                    Returns);
+  return V;
+}
+
+/// Inlines the HSAIL functions F calls, a few levels deep (recursion stays
+/// a call), so that their code is vectorized with the kernel's rather than
+/// called lane by lane.
+void inlineCalls(Function &F) {
+  constexpr unsigned MaxRounds = 4, MaxInstructions = 20000;
+  for (unsigned Round = 0; Round < MaxRounds; ++Round) {
+    SmallVector<CallInst *, 8> Calls;
+    for (Instruction &I : instructions(F))
+      if (auto *CI = dyn_cast<CallInst>(&I))
+        if (Function *Callee = CI->getCalledFunction();
+            Callee && !Callee->isDeclaration() && Callee != &F &&
+            !Callee->getName().starts_with("openhsa.") &&
+            !Callee->hasFnAttribute(Attribute::NoInline))
+          Calls.push_back(CI);
+    if (Calls.empty())
+      return;
+    for (CallInst *CI : Calls) {
+      if (F.getInstructionCount() > MaxInstructions)
+        return;
+      InlineFunctionInfo IFI;
+      (void)InlineFunction(*CI, IFI);
+    }
+  }
+}
+
+/// Registers in SSA form, structured control flow, LCSSA (see the header).
+void prepare(Function &F) {
+  inlineCalls(F);
+  LoopAnalysisManager LAM;
+  FunctionAnalysisManager FAM;
+  CGSCCAnalysisManager CGAM;
+  ModuleAnalysisManager MAM;
+  PassBuilder PB;
+  PB.registerModuleAnalyses(MAM);
+  PB.registerCGSCCAnalyses(CGAM);
+  PB.registerFunctionAnalyses(FAM);
+  PB.registerLoopAnalyses(LAM);
+  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  FunctionPassManager FPM;
+  FPM.addPass(SROAPass(SROAOptions::ModifyCFG));
+  FPM.addPass(EarlyCSEPass());
+  FPM.addPass(InstCombinePass());
+  FPM.addPass(SimplifyCFGPass());
+  FPM.addPass(LowerSwitchPass());
+  FPM.addPass(UnifyFunctionExitNodesPass());
+  FPM.addPass(FixIrreduciblePass());
+  FPM.addPass(UnifyLoopExitsPass());
+  FPM.addPass(StructurizeCFGPass());
+  FPM.addPass(LCSSAPass());
+  FPM.run(F, FAM);
+}
+
+/// How a varying integer or pointer changes from lane to lane: lane L holds
+/// lane 0's value + L * Step. Checked: only while no lane wrapped around in
+/// a narrower type before an extension, which the user tests at run time.
+struct LaneStride {
+  int64_t Step = 0;
+  bool Checked = false;
+};
+
+/// One per-lane copy of an instruction, to run only if its lane is active.
+struct LaneOp {
+  Instruction *Inst;
+  Value *LaneActive;
+};
+
+/// A consecutive access whose lanes may have wrapped: run Fast if Cond
+/// holds, else Slow (a gather or scatter).
+struct CheckedAccess {
+  Value *Cond;
+  Instruction *Fast, *Slow;
+};
+
+class Vectorizer {
+public:
+  Vectorizer(Function &F, unsigned W, const WorkItemStateLayout &State)
+      : F(F), W(W), State(State), Ctx(F.getContext()),
+        DL(F.getParent()->getDataLayout()), Active(F.getArg(F.arg_size() - 1)),
+        WorkItem(F.getArg(1)) {}
+  Error run();
+
+private:
+  // Analysis.
+  Error checkInstructions();
+  void findVarying();
+  bool computeVarying(Instruction &I);
+  bool isVarying(const Value *V) const { return Varying.count(V); }
+  bool isDivergent(const BasicBlock *BB) const;
+  /// Whether BB ends in its loop's back edge (and the loop's exit).
+  bool isLatchBranch(const BasicBlock *BB) const;
+  /// The block a varying if-then at BB joins at; nullptr for latches and
+  /// uniform branches.
+  BasicBlock *divergentJoin(const BasicBlock *BB) const;
+  std::optional<LaneStride> strideOf(Value *V);
+  Error checkShape();
+
+  // Masks.
+  Value *maskOf(BasicBlock *BB); // A placeholder until buildMasks.
+  Value *edgeMask(BasicBlock *P, BasicBlock *S);
+  void buildMasks();
+  void rewriteBranches();
+
+  // Widening.
+  Value *vec(Value *V);
+  Value *splat(Value *V, IRBuilder<> &B);
+  Error widen(Instruction &I);
+  Error widenCall(CallInst &CI, IRBuilder<> &B);
+  Error widenLoad(LoadInst &L, IRBuilder<> &B);
+  Error widenStore(StoreInst &S, IRBuilder<> &B);
+  Error widenPhi(PHINode &P, IRBuilder<> &B);
+  Value *laneByLane(Instruction &I, IRBuilder<> &B,
+                    SmallVectorImpl<Instruction *> *Copies = nullptr);
+  Error widenCmpXchg(Instruction &I, IRBuilder<> &B);
+  Value *laneWorkItem(IRBuilder<> &B, unsigned Lane);
+  Value *laneIds();
+  void guardLaneOps();
+  Error finish();
+
+  Function &F;
+  unsigned W;
+  WorkItemStateLayout State;
+  LLVMContext &Ctx;
+  const DataLayout &DL;
+  Value *Active, *WorkItem;
+  DominatorTree DT;
+  PostDominatorTree PDT;
+  LoopInfo LI;
+  std::vector<BasicBlock *> RPO;
+
+  DenseSet<const Value *> Varying;
+  DenseSet<const Instruction *> KeepScalar; // Varying, but the scalar stays.
+  DenseMap<Value *, std::optional<LaneStride>> Strides;
+  DenseMap<Value *, Value *> Vec, Splats;
+  DenseMap<BasicBlock *, Instruction *> Placeholders;
+  DenseMap<BasicBlock *, Value *> Masks;
+  DenseMap<std::pair<BasicBlock *, BasicBlock *>, Value *> EdgeMasks;
+  DenseMap<Loop *, Value *> LoopEntryMasks;
+  std::vector<std::pair<PHINode *, PHINode *>> PendingPhis;
+  std::vector<LaneOp> LaneOps;
+  std::vector<CheckedAccess> CheckedAccesses;
+  std::vector<Instruction *> Replaced;
+  std::vector<Value *> LaneWorkItems;
+  Value *LaneIdVector = nullptr;
+};
+
+//===----------------------------------------------------------------------===//
+// Analysis
+//===----------------------------------------------------------------------===//
+
+bool isQuery(const Function *Callee, const char *Name) {
+  return Callee && Callee->getName() == Name;
+}
+
+Error Vectorizer::checkInstructions() {
+  for (Instruction &I : instructions(F)) {
+    if (auto *A = dyn_cast<AllocaInst>(&I); A && !A->isStaticAlloca())
+      return unsupported("a dynamically sized alloca");
+    if (isa<InvokeInst>(I) || isa<CallBrInst>(I) || isa<IndirectBrInst>(I) ||
+        isa<SwitchInst>(I) || isa<LandingPadInst>(I))
+      return unsupported(Twine("unsupported instruction '") +
+                         I.getOpcodeName() + "'");
+    if (auto *CI = dyn_cast<CallInst>(&I))
+      if (CI->isInlineAsm())
+        return unsupported("inline assembly");
+  }
+  return Error::success();
+}
+
+/// Whether a call has effects beyond its result, so that each lane must
+/// make it.
+bool hasEffects(const CallInst &CI) { return !CI.doesNotAccessMemory(); }
+
+bool Vectorizer::computeVarying(Instruction &I) {
+  auto AnyOperandVarying = [&] {
+    for (Value *Op : I.operands())
+      if (isVarying(Op))
+        return true;
+    return false;
+  };
+  if (auto *CI = dyn_cast<CallInst>(&I)) {
+    Function *Callee = CI->getCalledFunction();
+    if (isQuery(Callee, query::WorkItemId)) {
+      auto *D = dyn_cast<ConstantInt>(CI->getArgOperand(1));
+      return !D || D->isZero();
+    }
+    if (isQuery(Callee, query::PrivateBase))
+      return true;
+    if (Callee && Callee->getName().starts_with("openhsa."))
+      return false; // Every other query is the same for the whole group.
+    if (Callee && Callee->isIntrinsic() && !hasEffects(*CI))
+      return AnyOperandVarying();
+    if (Callee && Callee->isIntrinsic() &&
+        (Callee->getIntrinsicID() == Intrinsic::memcpy ||
+         Callee->getIntrinsicID() == Intrinsic::memmove ||
+         Callee->getIntrinsicID() == Intrinsic::memset))
+      return AnyOperandVarying(); // Once for the wave if all lanes agree.
+    if (Callee && !hasEffects(*CI))
+      return AnyOperandVarying();
+    return true; // Each lane calls.
+  }
+  if (isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I))
+    return true;
+  if (isa<AllocaInst>(I))
+    return true; // Each lane has its own.
+  if (auto *P = dyn_cast<PHINode>(&I)) {
+    if (AnyOperandVarying())
+      return true;
+    // A join of a varying branch merges different lanes' values.
+    for (BasicBlock *Pred : predecessors(P->getParent()))
+      if (divergentJoin(Pred) == P->getParent())
+        return true;
+    // Lanes leave a loop whose exit varies at different iterations.
+    for (BasicBlock *Pred : P->blocks())
+      for (Loop *L = LI.getLoopFor(Pred); L && !L->contains(P->getParent());
+           L = L->getParentLoop())
+        if (BasicBlock *Latch = L->getLoopLatch(); Latch && isDivergent(Latch))
+          return true;
+    return false;
+  }
+  if (I.isTerminator())
+    return false;
+  return AnyOperandVarying();
+}
+
+bool Vectorizer::isDivergent(const BasicBlock *BB) const {
+  auto *Br = dyn_cast<BranchInst>(BB->getTerminator());
+  return Br && Br->isConditional() && isVarying(Br->getCondition());
+}
+
+bool Vectorizer::isLatchBranch(const BasicBlock *BB) const {
+  const Loop *L = LI.getLoopFor(BB);
+  auto *Br = dyn_cast<BranchInst>(BB->getTerminator());
+  return L && Br && Br->isConditional() && L->getLoopLatch() == BB &&
+         (Br->getSuccessor(0) == L->getHeader() ||
+          Br->getSuccessor(1) == L->getHeader());
+}
+
+BasicBlock *Vectorizer::divergentJoin(const BasicBlock *BB) const {
+  if (!isDivergent(BB) || isLatchBranch(BB))
+    return nullptr;
+  auto *N = PDT.getNode(BB);
+  return N && N->getIDom() ? N->getIDom()->getBlock() : nullptr;
+}
+
+void Vectorizer::findVarying() {
+  bool Changed = true;
+  while (Changed) {
+    Changed = false;
+    for (BasicBlock *BB : RPO)
+      for (Instruction &I : *BB)
+        if (!Varying.count(&I) && computeVarying(I)) {
+          Varying.insert(&I);
+          Changed = true;
+        }
+  }
+}
+
+std::optional<LaneStride> Vectorizer::strideOf(Value *V) {
+  if (!isVarying(V))
+    return LaneStride{0, false};
+  auto It = Strides.find(V);
+  if (It != Strides.end())
+    return It->second;
+  Strides[V] = std::nullopt; // Cycles through phis have no stride.
+  std::optional<LaneStride> R;
+  auto *I = dyn_cast<Instruction>(V);
+  auto Both = [&](Value *A, Value *B,
+                  int64_t SignB) -> std::optional<LaneStride> {
+    auto SA = strideOf(A), SB = strideOf(B);
+    if (!SA || !SB)
+      return std::nullopt;
+    return LaneStride{SA->Step + SignB * SB->Step, SA->Checked || SB->Checked};
+  };
+  if (auto *A = dyn_cast<AllocaInst>(V)) {
+    R = LaneStride{
+        static_cast<int64_t>(
+            DL.getTypeAllocSize(A->getAllocatedType()).getFixedValue() *
+            cast<ConstantInt>(A->getArraySize())->getZExtValue()),
+        false};
+  } else if (auto *CI = dyn_cast<CallInst>(V)) {
+    if (isQuery(CI->getCalledFunction(), query::WorkItemId))
+      if (auto *D = dyn_cast<ConstantInt>(CI->getArgOperand(1));
+          D && D->isZero())
+        R = LaneStride{1, false};
+  } else if (I && I->getOpcode() == Instruction::Add) {
+    R = Both(I->getOperand(0), I->getOperand(1), 1);
+  } else if (I && I->getOpcode() == Instruction::Sub) {
+    R = Both(I->getOperand(0), I->getOperand(1), -1);
+  } else if (I && I->getOpcode() == Instruction::Mul) {
+    for (unsigned K = 0; K < 2 && !R; ++K)
+      if (auto *C = dyn_cast<ConstantInt>(I->getOperand(1 - K));
+          C && C->getBitWidth() <= 64)
+        if (auto S = strideOf(I->getOperand(K)))
+          R = LaneStride{S->Step * C->getSExtValue(), S->Checked};
+  } else if (I && I->getOpcode() == Instruction::Shl) {
+    if (auto *C = dyn_cast<ConstantInt>(I->getOperand(1));
+        C && C->getZExtValue() < 32)
+      if (auto S = strideOf(I->getOperand(0)))
+        R = LaneStride{S->Step << C->getZExtValue(), S->Checked};
+  } else if (I && (isa<ZExtInst>(I) || isa<SExtInst>(I))) {
+    if (auto S = strideOf(I->getOperand(0)))
+      R = LaneStride{S->Step, true};
+  } else if (I && (isa<TruncInst>(I) || isa<IntToPtrInst>(I) ||
+                   isa<PtrToIntInst>(I) || isa<BitCastInst>(I))) {
+    if (DL.getTypeSizeInBits(I->getType()) >=
+        DL.getTypeSizeInBits(I->getOperand(0)->getType()))
+      R = strideOf(I->getOperand(0));
+    else if (auto S = strideOf(I->getOperand(0)))
+      R = LaneStride{S->Step, true};
+  } else if (auto *G = dyn_cast<GetElementPtrInst>(V)) {
+    if (auto S = strideOf(G->getPointerOperand())) {
+      LaneStride Sum = *S;
+      bool Known = true;
+      for (auto GTI = gep_type_begin(G), E = gep_type_end(G); GTI != E; ++GTI) {
+        Value *Idx = GTI.getOperand();
+        if (!isVarying(Idx))
+          continue;
+        auto SI = strideOf(Idx);
+        if (!SI || GTI.isStruct()) {
+          Known = false;
+          break;
+        }
+        Sum.Step +=
+            SI->Step * static_cast<int64_t>(
+                           GTI.getSequentialElementStride(DL).getFixedValue());
+        Sum.Checked |=
+            SI->Checked || Idx->getType()->getScalarSizeInBits() < 64;
+      }
+      if (Known)
+        R = Sum;
+    }
+  }
+  Strides[V] = R;
+  return R;
+}
+
+/// The shapes StructurizeCFG leaves, which masking relies on: a varying
+/// branch is either an if-then whose other successor is its join, or the
+/// latch of a loop with one exit.
+Error Vectorizer::checkShape() {
+  for (BasicBlock *BB : RPO) {
+    for (Instruction &I : *BB) {
+      if (!isVarying(&I) || I.getType()->isVoidTy() ||
+          isa<AtomicCmpXchgInst>(I))
+        continue;
+      Type *T = I.getType();
+      if (!(T->isIntegerTy() && T->getIntegerBitWidth() <= 64) &&
+          !T->isFloatingPointTy() && !T->isPointerTy())
+        return unsupported("a value that varies between work-items has "
+                           "type " +
+                           [&] {
+                             std::string S;
+                             raw_string_ostream OS(S);
+                             T->print(OS);
+                             return S;
+                           }());
+    }
+    Loop *L = LI.getLoopFor(BB);
+    if (L && L->getHeader() == BB) {
+      if (!L->getLoopLatch() || !L->getLoopPredecessor() || pred_size(BB) != 2)
+        return unsupported("a loop without one latch and one entry");
+      if (isDivergent(L->getLoopLatch())) {
+        SmallVector<BasicBlock *, 2> Exiting;
+        L->getExitingBlocks(Exiting);
+        BasicBlock *Exit = L->getExitBlock();
+        if (Exiting.size() != 1 || Exiting[0] != L->getLoopLatch() || !Exit ||
+            !Exit->getSinglePredecessor())
+          return unsupported("a loop whose exit varies between work-items "
+                             "leaves it elsewhere than at its latch");
+      }
+    }
+    if (!isDivergent(BB))
+      continue;
+    auto *Br = cast<BranchInst>(BB->getTerminator());
+    if (isLatchBranch(BB))
+      continue; // Checked with the loop.
+    // Every other exiting branch of a loop must be uniform.
+    if (L && L->isLoopExiting(BB))
+      return unsupported("a loop exit that varies between work-items is not "
+                         "at the loop's latch");
+    auto *N = PDT.getNode(BB);
+    BasicBlock *Join = N && N->getIDom() ? N->getIDom()->getBlock() : nullptr;
+    BasicBlock *S0 = Br->getSuccessor(0), *S1 = Br->getSuccessor(1);
+    BasicBlock *Region = S0 == Join ? S1 : S1 == Join ? S0 : nullptr;
+    // The region may start with a loop: its other entries are back edges.
+    auto EntersOnce = [&](BasicBlock *R) {
+      for (BasicBlock *P : predecessors(R))
+        if (P != BB && !DT.dominates(R, P))
+          return false;
+      return pred_size(R) == 1 ||
+             (LI.getLoopFor(R) && LI.getLoopFor(R)->getHeader() == R &&
+              LI.getLoopFor(R)->getLoopPredecessor() == BB);
+    };
+    if (!Join || !Region || Region == Join || pred_size(Join) != 2 ||
+        !EntersOnce(Region))
+      return unsupported("a branch that varies between work-items has no "
+                         "structured join");
+  }
+  return Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Masks
+//===----------------------------------------------------------------------===//
+
+Value *Vectorizer::maskOf(BasicBlock *BB) {
+  if (Value *M = Masks.lookup(BB))
+    return M;
+  Instruction *&P = Placeholders[BB];
+  if (!P)
+    P = new FreezeInst(PoisonValue::get(Active->getType()), "mask",
+                       BB->getFirstInsertionPt());
+  return P;
+}
+
+/// The lanes that go from P to S.
+Value *Vectorizer::edgeMask(BasicBlock *P, BasicBlock *S) {
+  if (!isDivergent(P))
+    return maskOf(P);
+  auto Key = std::make_pair(P, S);
+  if (Value *M = EdgeMasks.lookup(Key))
+    return M;
+  auto *Br = cast<BranchInst>(P->getTerminator());
+  Loop *L = LI.getLoopFor(P);
+  if (isLatchBranch(P) && S != L->getHeader())
+    return LoopEntryMasks.lookup(L); // All lanes that entered leave.
+  if (divergentJoin(P) == S)
+    return maskOf(P);
+  IRBuilder<> B(Br);
+  Value *Cond = vec(Br->getCondition());
+  if (Br->getSuccessor(0) != S)
+    Cond = B.CreateNot(Cond);
+  Value *M = B.CreateAnd(maskOf(P), Cond, "edge.mask");
+  EdgeMasks[Key] = M;
+  return M;
+}
+
+void Vectorizer::buildMasks() {
+  std::vector<std::pair<PHINode *, Loop *>> Headers;
+  for (BasicBlock *BB : RPO) {
+    Value *M = nullptr;
+    Loop *L = LI.getLoopFor(BB);
+    if (BB == &F.getEntryBlock()) {
+      M = Active;
+    } else if (L && L->getHeader() == BB) {
+      auto *Phi = PHINode::Create(Active->getType(), 2, "loop.mask",
+                                  BB->getFirstNonPHIIt());
+      Value *Entry = edgeMask(L->getLoopPredecessor(), BB);
+      Phi->addIncoming(Entry, L->getLoopPredecessor());
+      LoopEntryMasks[L] = Entry;
+      Headers.push_back({Phi, L});
+      M = Phi;
+    } else {
+      // The join of a varying branch runs under the branch's mask.
+      for (BasicBlock *P : predecessors(BB))
+        if (divergentJoin(P) == BB)
+          M = Masks.lookup(P);
+      if (!M) {
+        if (BasicBlock *P = BB->getSinglePredecessor()) {
+          M = edgeMask(P, BB);
+        } else {
+          auto *Phi = PHINode::Create(Active->getType(), pred_size(BB),
+                                      "join.mask", BB->getFirstNonPHIIt());
+          for (BasicBlock *P : predecessors(BB))
+            Phi->addIncoming(edgeMask(P, BB), P);
+          M = Phi;
+        }
+      }
+    }
+    Masks[BB] = M; // Placeholders of BB are replaced below.
+  }
+  for (auto &[Phi, L] : Headers)
+    Phi->addIncoming(edgeMask(L->getLoopLatch(), L->getHeader()),
+                     L->getLoopLatch());
+  for (auto &[BB, P] : Placeholders) {
+    P->replaceAllUsesWith(Masks[BB]);
+    P->eraseFromParent();
+  }
+  Placeholders.clear();
+}
+
+/// A varying if-then enters its region when any lane does; a loop whose
+/// exit varies goes round while any lane stays in it.
+void Vectorizer::rewriteBranches() {
+  for (BasicBlock *BB : RPO) {
+    if (!isDivergent(BB))
+      continue;
+    auto *Br = cast<BranchInst>(BB->getTerminator());
+    BasicBlock *Taken, *Other;
+    if (isLatchBranch(BB)) {
+      Taken = LI.getLoopFor(BB)->getHeader();
+      Other = Br->getSuccessor(0) == Taken ? Br->getSuccessor(1)
+                                           : Br->getSuccessor(0);
+    } else {
+      Other = divergentJoin(BB);
+      Taken = Br->getSuccessor(0) == Other ? Br->getSuccessor(1)
+                                           : Br->getSuccessor(0);
+    }
+    IRBuilder<> B(Br);
+    Value *Any = B.CreateOrReduce(edgeMask(BB, Taken));
+    Br->setCondition(Any);
+    if (Br->getSuccessor(0) != Taken)
+      Br->swapSuccessors();
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Widening
+//===----------------------------------------------------------------------===//
+
+Type *vectorOf(Type *T, unsigned W) { return FixedVectorType::get(T, W); }
+
+Value *Vectorizer::splat(Value *V, IRBuilder<> &B) {
+  if (auto *C = dyn_cast<Constant>(V))
+    return ConstantVector::getSplat(ElementCount::getFixed(W), C);
+  Value *&S = Splats[V];
+  if (!S) {
+    IRBuilder<> At(Ctx);
+    if (auto *I = dyn_cast<Instruction>(V))
+      At.SetInsertPoint(*I->getInsertionPointAfterDef());
+    else
+      At.SetInsertPoint(F.getEntryBlock().getFirstInsertionPt());
+    S = At.CreateVectorSplat(W, V);
+  }
+  return S;
+}
+
+Value *Vectorizer::vec(Value *V) {
+  if (isVarying(V)) {
+    Value *R = Vec.lookup(V);
+    assert(R && "varying value used before it was widened");
+    return R;
+  }
+  IRBuilder<> B(Ctx);
+  return splat(V, B);
+}
+
+/// <0, 1, ..., W-1>.
+Value *Vectorizer::laneIds() {
+  if (!LaneIdVector) {
+    SmallVector<Constant *, 16> Ids;
+    for (unsigned L = 0; L < W; ++L)
+      Ids.push_back(ConstantInt::get(Type::getInt32Ty(Ctx), L));
+    LaneIdVector = ConstantVector::get(Ids);
+  }
+  return LaneIdVector;
+}
+
+/// A copy of the work-item state whose local X id is lane Lane's.
+Value *Vectorizer::laneWorkItem(IRBuilder<> &B, unsigned Lane) {
+  if (LaneWorkItems.empty()) {
+    IRBuilder<> E(&*F.getEntryBlock().getFirstInsertionPt());
+    for (unsigned L = 0; L < W; ++L) {
+      auto *Copy = E.CreateAlloca(ArrayType::get(E.getInt8Ty(), State.Size),
+                                  nullptr, "wi.lane");
+      Copy->setAlignment(Align(8));
+      LaneWorkItems.push_back(Copy);
+    }
+  }
+  Value *Copy = LaneWorkItems[Lane];
+  B.CreateMemCpy(Copy, Align(8), WorkItem, Align(8), State.Size);
+  Value *XPtr =
+      B.CreateConstGEP1_64(B.getInt8Ty(), WorkItem, State.LocalXOffset);
+  Value *X = B.CreateLoad(B.getInt32Ty(), XPtr);
+  B.CreateStore(B.CreateAdd(X, B.getInt32(Lane)),
+                B.CreateConstGEP1_64(B.getInt8Ty(), Copy, State.LocalXOffset));
+  return Copy;
+}
+
+/// Runs I once per lane (the copies are guarded by their lane's bit later)
+/// and returns the lanes' results as a vector (nullptr for void).
+Value *Vectorizer::laneByLane(Instruction &I, IRBuilder<> &B,
+                              SmallVectorImpl<Instruction *> *Copies) {
+  Value *Mask = maskOf(I.getParent());
+  Value *Result = I.getType()->isVoidTy() || Copies
+                      ? nullptr
+                      : PoisonValue::get(vectorOf(I.getType(), W));
+  for (unsigned L = 0; L < W; ++L) {
+    Instruction *Copy = I.clone();
+    for (Use &U : Copy->operands()) {
+      if (isVarying(U.get()))
+        U.set(B.CreateExtractElement(vec(U.get()), L));
+      else if (U.get() == WorkItem && isa<CallInst>(I))
+        U.set(laneWorkItem(B, L));
+    }
+    Value *Bit = B.CreateExtractElement(Mask, L);
+    B.Insert(Copy);
+    LaneOps.push_back({Copy, Bit});
+    if (Copies)
+      Copies->push_back(Copy);
+    if (Result)
+      Result = B.CreateInsertElement(Result, Copy, L);
+  }
+  return Result;
+}
+
+/// cmpxchg yields {value, success}: each lane's, through the extractvalues
+/// that read them.
+Error Vectorizer::widenCmpXchg(Instruction &I, IRBuilder<> &B) {
+  SmallVector<Instruction *, 16> Copies;
+  laneByLane(I, B, &Copies);
+  for (User *U : I.users()) {
+    auto *EV = dyn_cast<ExtractValueInst>(U);
+    if (!EV || EV->getNumIndices() != 1)
+      return unsupported("cmpxchg's result used whole");
+    IRBuilder<> At(EV);
+    Value *R = PoisonValue::get(vectorOf(EV->getType(), W));
+    for (unsigned L = 0; L < W; ++L)
+      R = At.CreateInsertElement(
+          R, At.CreateExtractValue(Copies[L], EV->getIndices()), L);
+    Vec[EV] = R;
+    Replaced.push_back(EV);
+  }
+  return Error::success();
+}
+
+Error Vectorizer::widenCall(CallInst &CI, IRBuilder<> &B) {
+  Function *Callee = CI.getCalledFunction();
+  if (isQuery(Callee, query::WorkItemId)) {
+    // Lane L is the work-item L further along X; other dimensions agree.
+    KeepScalar.insert(&CI);
+    B.SetInsertPoint(*CI.getInsertionPointAfterDef());
+    Value *X = B.CreateAdd(splat(&CI, B), laneIds(), "wi.x");
+    auto *D = dyn_cast<ConstantInt>(CI.getArgOperand(1));
+    if (!D)
+      X = B.CreateSelect(B.CreateICmpEQ(CI.getArgOperand(1), B.getInt32(0)), X,
+                         splat(&CI, B));
+    Vec[&CI] = X;
+    return Error::success();
+  }
+  if (isQuery(Callee, query::PrivateBase)) {
+    // Private blocks follow each other in flat id order.
+    KeepScalar.insert(&CI);
+    B.SetInsertPoint(*CI.getInsertionPointAfterDef());
+    Module &M = *F.getParent();
+    FunctionCallee SizeQuery = M.getOrInsertFunction(
+        query::PrivateSegmentSize, B.getInt32Ty(), B.getPtrTy());
+    Value *Size =
+        B.CreateZExt(B.CreateCall(SizeQuery, {WorkItem}), B.getInt64Ty());
+    Value *Offsets =
+        B.CreateMul(B.CreateZExt(laneIds(), vectorOf(B.getInt64Ty(), W)),
+                    B.CreateVectorSplat(W, Size));
+    Vec[&CI] = B.CreateGEP(B.getInt8Ty(), splat(&CI, B), Offsets, "private");
+    return Error::success();
+  }
+  Intrinsic::ID ID =
+      Callee ? Callee->getIntrinsicID() : Intrinsic::not_intrinsic;
+  if (ID != Intrinsic::not_intrinsic && isTriviallyVectorizable(ID)) {
+    SmallVector<Value *, 4> Args;
+    SmallVector<Type *, 2> Tys;
+    if (isVectorIntrinsicWithOverloadTypeAtArg(ID, -1))
+      Tys.push_back(vectorOf(CI.getType(), W));
+    for (unsigned A = 0; A < CI.arg_size(); ++A) {
+      Value *Op = CI.getArgOperand(A);
+      if (isVectorIntrinsicWithScalarOpAtArg(ID, A)) {
+        if (isVarying(Op))
+          return unsupported("a varying scalar operand of " +
+                             Callee->getName());
+        Args.push_back(Op);
+      } else {
+        Args.push_back(vec(Op));
+      }
+      if (isVectorIntrinsicWithOverloadTypeAtArg(ID, A))
+        Tys.push_back(Args.back()->getType());
+    }
+    Function *VF = Intrinsic::getDeclaration(F.getParent(), ID, Tys);
+    CallInst *R = B.CreateCall(VF, Args);
+    R->copyFastMathFlags(&CI);
+    Vec[&CI] = R;
+    return Error::success();
+  }
+  if (Value *R = laneByLane(CI, B))
+    Vec[&CI] = R;
+  return Error::success();
+}
+
+/// Lane 0's pointer when lanes access consecutive elements of Ty at P,
+/// with the run-time condition under which they do (nullptr: always).
+static bool consecutive(std::optional<LaneStride> S, Type *Ty,
+                        const DataLayout &DL) {
+  if (!S || S->Step <= 0)
+    return false;
+  return DL.getTypeStoreSize(Ty) == DL.getTypeAllocSize(Ty) &&
+         static_cast<uint64_t>(S->Step) == DL.getTypeStoreSize(Ty);
+}
+
+Error Vectorizer::widenLoad(LoadInst &L, IRBuilder<> &B) {
+  if (!L.isSimple()) {
+    Vec[&L] = laneByLane(L, B);
+    return Error::success();
+  }
+  Type *VT = vectorOf(L.getType(), W);
+  Value *Mask = maskOf(L.getParent());
+  Value *Ptrs = vec(L.getPointerOperand());
+  auto S = strideOf(L.getPointerOperand());
+  if (!consecutive(S, L.getType(), DL)) {
+    Vec[&L] = B.CreateMaskedGather(VT, Ptrs, L.getAlign(), Mask);
+    return Error::success();
+  }
+  Value *First = B.CreateExtractElement(Ptrs, uint64_t(0));
+  if (!S->Checked) {
+    Vec[&L] = B.CreateMaskedLoad(VT, First, L.getAlign(), Mask);
+    return Error::success();
+  }
+  Value *Last = B.CreateExtractElement(Ptrs, W - 1);
+  Value *Span = B.CreateSub(B.CreatePtrToInt(Last, B.getInt64Ty()),
+                            B.CreatePtrToInt(First, B.getInt64Ty()));
+  Value *Cond = B.CreateICmpEQ(Span, B.getInt64((W - 1) * S->Step));
+  auto *Fast =
+      cast<Instruction>(B.CreateMaskedLoad(VT, First, L.getAlign(), Mask));
+  auto *Slow =
+      cast<Instruction>(B.CreateMaskedGather(VT, Ptrs, L.getAlign(), Mask));
+  CheckedAccesses.push_back({Cond, Fast, Slow});
+  Vec[&L] = Fast; // The merge replaces Fast's uses (guardLaneOps).
+  return Error::success();
+}
+
+Error Vectorizer::widenStore(StoreInst &St, IRBuilder<> &B) {
+  if (!St.isSimple()) {
+    laneByLane(St, B);
+    return Error::success();
+  }
+  Value *Val = vec(St.getValueOperand());
+  Value *Mask = maskOf(St.getParent());
+  Value *Ptrs = vec(St.getPointerOperand());
+  auto S = strideOf(St.getPointerOperand());
+  // Scatters store in lane order, so the last active lane's value is the
+  // one left where lanes share an address.
+  if (!consecutive(S, St.getValueOperand()->getType(), DL)) {
+    B.CreateMaskedScatter(Val, Ptrs, St.getAlign(), Mask);
+    return Error::success();
+  }
+  Value *First = B.CreateExtractElement(Ptrs, uint64_t(0));
+  if (!S->Checked) {
+    B.CreateMaskedStore(Val, First, St.getAlign(), Mask);
+    return Error::success();
+  }
+  Value *Last = B.CreateExtractElement(Ptrs, W - 1);
+  Value *Span = B.CreateSub(B.CreatePtrToInt(Last, B.getInt64Ty()),
+                            B.CreatePtrToInt(First, B.getInt64Ty()));
+  Value *Cond = B.CreateICmpEQ(Span, B.getInt64((W - 1) * S->Step));
+  auto *Fast =
+      cast<Instruction>(B.CreateMaskedStore(Val, First, St.getAlign(), Mask));
+  auto *Slow =
+      cast<Instruction>(B.CreateMaskedScatter(Val, Ptrs, St.getAlign(), Mask));
+  CheckedAccesses.push_back({Cond, Fast, Slow});
+  return Error::success();
+}
+
+Error Vectorizer::widenPhi(PHINode &P, IRBuilder<> &B) {
+  BasicBlock *BB = P.getParent();
+  // An exit of a loop whose exit varies: each lane's value from the
+  // iteration it left in, kept in an accumulator across iterations.
+  if (BasicBlock *Pred = BB->getSinglePredecessor()) {
+    Loop *L = LI.getLoopFor(Pred);
+    if (L && !L->contains(BB) && isLatchBranch(Pred) && isDivergent(Pred)) {
+      BasicBlock *Header = L->getHeader();
+      auto *Acc = PHINode::Create(vectorOf(P.getType(), W), 2, "lane.exit",
+                                  Header->getFirstNonPHIIt());
+      IRBuilder<> AtLatch(Pred->getTerminator());
+      // Lanes leaving now: those at the latch that do not go round.
+      Value *Staying = edgeMask(Pred, Header);
+      Value *Now = AtLatch.CreateAnd(maskOf(Pred), AtLatch.CreateNot(Staying));
+      Value *Next = AtLatch.CreateSelect(Now, vec(P.getIncomingValue(0)), Acc);
+      Acc->addIncoming(PoisonValue::get(Acc->getType()),
+                       L->getLoopPredecessor());
+      Acc->addIncoming(Next, Pred);
+      Vec[&P] = Next;
+      return Error::success();
+    }
+  }
+  auto *VP = PHINode::Create(vectorOf(P.getType(), W), P.getNumIncomingValues(),
+                             P.getName(), BB->getFirstNonPHIIt());
+  PendingPhis.push_back({&P, VP});
+  Vec[&P] = VP;
+  // The join of a varying branch: lanes that took the region have its
+  // value, the others the branch block's.
+  for (BasicBlock *Pred : predecessors(BB)) {
+    if (divergentJoin(Pred) != BB)
+      continue;
+    auto *Br = cast<BranchInst>(Pred->getTerminator());
+    BasicBlock *Region =
+        Br->getSuccessor(0) == BB ? Br->getSuccessor(1) : Br->getSuccessor(0);
+    Value *Took = edgeMask(Pred, Region);
+    IRBuilder<> AtJoin(&*BB->getFirstInsertionPt());
+    Vec[&P] =
+        AtJoin.CreateSelect(Took, VP, vec(P.getIncomingValueForBlock(Pred)));
+    break;
+  }
+  return Error::success();
+}
+
+Error Vectorizer::widen(Instruction &I) {
+  IRBuilder<> B(&I);
+  Replaced.push_back(&I);
+  if (auto *P = dyn_cast<PHINode>(&I))
+    return widenPhi(*P, B);
+  if (auto *CI = dyn_cast<CallInst>(&I))
+    return widenCall(*CI, B);
+  if (auto *A = dyn_cast<AllocaInst>(&I)) {
+    // The lanes' copies side by side: lane L's at L * size.
+    auto St = strideOf(A);
+    uint64_t Size = St && St->Step > 0 ? uint64_t(St->Step) : 1;
+    auto *Lanes =
+        B.CreateAlloca(ArrayType::get(B.getInt8Ty(), Size * W),
+                       A->getAddressSpace(), nullptr, A->getName() + ".lanes");
+    Lanes->setAlignment(A->getAlign());
+    Value *Offsets = B.CreateMul(
+        B.CreateZExt(laneIds(), vectorOf(B.getInt64Ty(), W)),
+        ConstantVector::getSplat(ElementCount::getFixed(W), B.getInt64(Size)));
+    Vec[&I] = B.CreateGEP(B.getInt8Ty(), Lanes, Offsets);
+    return Error::success();
+  }
+  if (auto *L = dyn_cast<LoadInst>(&I))
+    return widenLoad(*L, B);
+  if (auto *S = dyn_cast<StoreInst>(&I))
+    return widenStore(*S, B);
+  if (isa<AtomicRMWInst>(I)) {
+    Vec[&I] = laneByLane(I, B);
+    return Error::success();
+  }
+  if (isa<AtomicCmpXchgInst>(I))
+    return widenCmpXchg(I, B);
+  if (auto *EV = dyn_cast<ExtractValueInst>(&I);
+      EV && isa<AtomicCmpXchgInst>(EV->getAggregateOperand()))
+    return Error::success(); // Widened with the cmpxchg.
+  if (auto *BO = dyn_cast<BinaryOperator>(&I)) {
+    Value *A = vec(BO->getOperand(0)), *C = vec(BO->getOperand(1));
+    switch (BO->getOpcode()) {
+    case Instruction::UDiv:
+    case Instruction::SDiv:
+    case Instruction::URem:
+    case Instruction::SRem:
+      // Lanes that are off must not trap (x86 divides lane by lane).
+      C = B.CreateSelect(maskOf(I.getParent()), C,
+                         ConstantInt::get(C->getType(), 1));
+      break;
+    default:
+      break;
+    }
+    Value *R = B.CreateBinOp(BO->getOpcode(), A, C, BO->getName());
+    if (auto *RI = dyn_cast<Instruction>(R))
+      RI->copyIRFlags(BO);
+    Vec[&I] = R;
+    return Error::success();
+  }
+  if (auto *U = dyn_cast<UnaryOperator>(&I)) {
+    Value *R = B.CreateUnOp(U->getOpcode(), vec(U->getOperand(0)));
+    if (auto *RI = dyn_cast<Instruction>(R))
+      RI->copyIRFlags(U);
+    Vec[&I] = R;
+    return Error::success();
+  }
+  if (auto *Cmp = dyn_cast<CmpInst>(&I)) {
+    Value *R = B.CreateCmp(Cmp->getPredicate(), vec(Cmp->getOperand(0)),
+                           vec(Cmp->getOperand(1)));
+    if (auto *RI = dyn_cast<Instruction>(R))
+      RI->copyIRFlags(Cmp);
+    Vec[&I] = R;
+    return Error::success();
+  }
+  if (auto *Cast = dyn_cast<CastInst>(&I)) {
+    Vec[&I] = B.CreateCast(Cast->getOpcode(), vec(Cast->getOperand(0)),
+                           vectorOf(Cast->getType(), W));
+    return Error::success();
+  }
+  if (auto *Sel = dyn_cast<SelectInst>(&I)) {
+    Value *Cond = Sel->getCondition();
+    Cond = isVarying(Cond) ? vec(Cond) : Cond;
+    Value *R = B.CreateSelect(Cond, vec(Sel->getTrueValue()),
+                              vec(Sel->getFalseValue()));
+    if (auto *RI = dyn_cast<Instruction>(R))
+      RI->copyIRFlags(Sel);
+    Vec[&I] = R;
+    return Error::success();
+  }
+  if (auto *G = dyn_cast<GetElementPtrInst>(&I)) {
+    Value *Base = G->getPointerOperand();
+    Base = isVarying(Base) ? vec(Base) : Base;
+    SmallVector<Value *, 4> Idx;
+    for (Value *X : G->indices())
+      Idx.push_back(isVarying(X) ? vec(X) : X);
+    Value *R = B.CreateGEP(G->getSourceElementType(), Base, Idx, G->getName(),
+                           G->isInBounds());
+    if (!R->getType()->isVectorTy())
+      R = B.CreateVectorSplat(W, R);
+    Vec[&I] = R;
+    return Error::success();
+  }
+  if (auto *Fr = dyn_cast<FreezeInst>(&I)) {
+    Vec[&I] = B.CreateFreeze(vec(Fr->getOperand(0)));
+    return Error::success();
+  }
+  return unsupported(Twine("no vector form for '") + I.getOpcodeName() + "'");
+}
+
+/// Puts each lane's copy of an instruction under its lane's bit, and each
+/// checked access under its condition.
+void Vectorizer::guardLaneOps() {
+  for (const CheckedAccess &A : CheckedAccesses) {
+    Instruction *ThenT = nullptr, *ElseT = nullptr;
+    SplitBlockAndInsertIfThenElse(A.Cond, A.Fast->getIterator(), &ThenT,
+                                  &ElseT);
+    A.Fast->moveBefore(ThenT);
+    A.Slow->moveBefore(ElseT);
+    if (!A.Fast->getType()->isVoidTy()) {
+      BasicBlock *Tail = ThenT->getSuccessor(0);
+      auto *Phi =
+          PHINode::Create(A.Fast->getType(), 2, "access", Tail->begin());
+      A.Fast->replaceAllUsesWith(Phi);
+      Phi->addIncoming(A.Fast, A.Fast->getParent());
+      Phi->addIncoming(A.Slow, A.Slow->getParent());
+    }
+  }
+  for (const LaneOp &Op : LaneOps) {
+    Instruction *Then =
+        SplitBlockAndInsertIfThen(Op.LaneActive, Op.Inst->getIterator(), false);
+    BasicBlock *Head = Then->getParent()->getSinglePredecessor();
+    Op.Inst->moveBefore(Then);
+    if (!Op.Inst->getType()->isVoidTy() && !Op.Inst->use_empty()) {
+      BasicBlock *Tail = Then->getSuccessor(0);
+      auto *Phi = PHINode::Create(Op.Inst->getType(), 2, "lane", Tail->begin());
+      Op.Inst->replaceAllUsesWith(Phi);
+      Phi->addIncoming(Op.Inst, Op.Inst->getParent());
+      Phi->addIncoming(PoisonValue::get(Op.Inst->getType()), Head);
+    }
+  }
+}
+
+Error Vectorizer::finish() {
+  for (auto &[P, VP] : PendingPhis)
+    for (unsigned K = 0; K < P->getNumIncomingValues(); ++K)
+      VP->addIncoming(vec(P->getIncomingValue(K)), P->getIncomingBlock(K));
+  buildMasks();
+  rewriteBranches();
+  // The scalar forms of varying values go; nothing else may use them.
+  DenseSet<Instruction *> Dead;
+  for (Instruction *I : Replaced)
+    if (!KeepScalar.count(I))
+      Dead.insert(I);
+  for (Instruction *I : Dead)
+    for (User *U : I->users())
+      if (auto *UI = dyn_cast<Instruction>(U); !UI || !Dead.count(UI))
+        return unsupported(Twine("internal: '") + I->getOpcodeName() +
+                           "' left in use after widening");
+  for (Instruction *I : Dead)
+    I->dropAllReferences();
+  for (Instruction *I : Dead)
+    I->eraseFromParent();
+  guardLaneOps();
+  return Error::success();
+}
+
+Error Vectorizer::run() {
+  if (auto E = checkInstructions())
+    return E;
+  DT.recalculate(F);
+  PDT.recalculate(F);
+  LI.analyze(DT);
+  ReversePostOrderTraversal<Function *> Order(&F);
+  RPO.assign(Order.begin(), Order.end());
+  if (RPO.size() != F.size())
+    return unsupported("unreachable blocks");
+  findVarying();
+  if (auto E = checkShape())
+    return E;
+  for (BasicBlock *BB : RPO) {
+    std::vector<Instruction *> Insts;
+    for (Instruction &I : *BB)
+      if (isVarying(&I))
+        Insts.push_back(&I);
+    for (Instruction *I : Insts)
+      if (auto E = widen(*I))
+        return E;
+  }
+  return finish();
+}
+
+} // namespace
+
+llvm::Expected<llvm::Function *>
+vectorizeWorkItemBody(llvm::Function &S, unsigned W,
+                      const WorkItemStateLayout &State) {
+  llvm::Function *V = cloneWithMask(S, W);
+  prepare(*V);
+  Vectorizer Vz(*V, W, State);
+  if (llvm::Error E = Vz.run()) {
+    V->eraseFromParent();
+    return E;
+  }
+  std::string Broken;
+  llvm::raw_string_ostream OS(Broken);
+  if (llvm::verifyFunction(*V, &OS)) {
+    V->eraseFromParent();
+    return llvm::createStringError("internal: vectorized body is invalid: " +
+                                   Broken);
+  }
+  return V;
+}
+
+} // namespace openhsa::finalizer

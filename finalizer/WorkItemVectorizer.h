@@ -1,0 +1,66 @@
+//===- finalizer/WorkItemVectorizer.h - W work-items at a time --*- C++ -*-===//
+//
+// Whole-function vectorization of a kernel's work-item body, in the
+// SPMD-on-SIMD tradition (ISPC, the oneAPI Construction Kit's vecz): the
+// scalar body, which runs one work-item, becomes a body that runs W
+// consecutive work-items along X in the lanes of SIMD registers.
+//
+//  1. Preparation: SROA, cleanups, then LLVM's StructurizeCFG (after
+//     LowerSwitch, FixIrreducible, UnifyLoopExits) so that every branch is
+//     an if-then with a flow block or a loop's single latch, and LCSSA.
+//  2. Varying values (WorkItemVarying.h): which values differ between the
+//     lanes; uniform ones stay scalar.
+//  3. Masks: each block runs under the mask of the lanes that reach it. A
+//     varying branch no longer chooses between its successors: it enters
+//     the if-region when any lane wants to, and phis at the join select per
+//     lane; a loop whose exit varies runs while any lane is in it, and the
+//     values lanes leave with are kept per lane.
+//  4. Widening: varying values become <W x T>; loads and stores become
+//     vector loads and stores where lanes access consecutive addresses,
+//     gathers and scatters otherwise, all masked; atomics, calls and
+//     anything without a vector form run lane by lane, in lane order, for
+//     the active lanes only.
+//
+// A body it cannot vectorize is left alone and the reason is returned; the
+// caller then runs the scalar work-item loops.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OPENHSA_FINALIZER_WORKITEMVECTORIZER_H
+#define OPENHSA_FINALIZER_WORKITEMVECTORIZER_H
+
+#include "llvm/IR/Function.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+
+namespace openhsa::finalizer {
+
+/// Where a target keeps the work-item's local X id in the work-item state
+/// the body's second argument points to: lanes that must call a function
+/// lane by lane get a copy of the state with their own X id.
+struct WorkItemStateLayout {
+  uint64_t Size = 0;
+  uint64_t LocalXOffset = 0;
+};
+
+/// Lanes per vector on this host for 32-bit elements: 16 with AVX-512, 8
+/// with AVX, 4 otherwise (SSE, NEON). OPENHSA_VECTOR_WIDTH overrides it
+/// (a power of two from 2 to 64), for tests and comparisons.
+unsigned hostVectorWidth();
+
+/// Whether the finalizer vectorizes work-items: yes unless
+/// OPENHSA_VECTORIZE=0 (for comparisons and bisecting).
+bool vectorizationEnabled();
+
+/// Adds to S's module a function `void (ptr kernarg, ptr wi, <W x i1>
+/// active)` that runs, for each lane L set in active, the work-item whose
+/// local id is (x + L, y, z), where (x, y, z) is the local id the
+/// WorkItemId query returns for wi. S is `void (ptr kernarg, ptr wi)` and
+/// is not changed. The active mask must have at least one lane set.
+llvm::Expected<llvm::Function *>
+vectorizeWorkItemBody(llvm::Function &S, unsigned W,
+                      const WorkItemStateLayout &State);
+
+} // namespace openhsa::finalizer
+
+#endif

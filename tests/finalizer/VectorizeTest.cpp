@@ -1,0 +1,549 @@
+//===- tests/finalizer/VectorizeTest.cpp - W work-items at a time ---------===//
+//
+// The work-item vectorizer (finalizer/WorkItemVectorizer.h): kernels with
+// divergent loops and branches, partial waves, gathers, scatters, uniform
+// loads, calls and atomics in divergent code run W work-items at once and
+// give what the scalar work-item loops give, which these tests check
+// against host computations. Each kernel is finalized both ways in the same
+// process; the vectorized one must really be vectorized.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelRunner.h"
+
+#include "finalizer/WorkItemVectorizer.h"
+
+#include <algorithm>
+#include <numeric>
+
+using namespace openhsa::test;
+
+namespace {
+
+/// Finalizes Source both ways: [0] vectorized at the host's width, [1]
+/// scalar. Fails the test when the first is not vectorized.
+std::vector<FinalizedProgram> bothWays(const char *Source,
+                                       const std::string &Kernel) {
+  std::vector<FinalizedProgram> R;
+  for (unsigned Width : {openhsa::finalizer::hostVectorWidth(), 1u}) {
+    auto P = finalizeText(Source, Width);
+    if (!P) {
+      ADD_FAILURE() << llvm::toString(P.takeError());
+      return {};
+    }
+    const auto *K = P->kernel(Kernel);
+    if (!K) {
+      ADD_FAILURE() << "no kernel " << Kernel;
+      return {};
+    }
+    EXPECT_EQ(K->VectorWidth, Width) << K->ScalarReason;
+    R.push_back(std::move(*P));
+  }
+  return R;
+}
+
+// A divergent loop: each work-item runs the Collatz sequence of its id,
+// so lanes leave the loop at different iterations (PRM 8.1 br, cbr).
+const char *Collatz = R"(
+module &m:1:0:$full:$large:$default;
+kernel &collatz(kernarg_u64 %out, kernarg_u32 %n)
+{
+	workitemabsid_u32	$s0, 0;
+	ld_kernarg_align(4)_width(all)_u32	$s1, [%n];
+	cmp_ge_b1_u32	$c0, $s0, $s1;
+	cbr_b1	$c0, @done;
+	add_u32	$s2, $s0, 1;
+	mov_b32	$s3, 0;
+@loop:
+	cmp_eq_b1_u32	$c1, $s2, 1;
+	cbr_b1	$c1, @store;
+	and_b32	$s4, $s2, 1;
+	cmp_eq_b1_u32	$c2, $s4, 0;
+	cbr_b1	$c2, @even;
+	mad_u32	$s2, $s2, 3, 1;
+	br	@next;
+@even:
+	shr_u32	$s2, $s2, 1;
+@next:
+	add_u32	$s3, $s3, 1;
+	br	@loop;
+@store:
+	cvt_u64_u32	$d0, $s0;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%out];
+	add_u64	$d1, $d1, $d0;
+	st_global_u32	$s3, [$d1];
+@done:
+	ret;
+};
+)";
+
+uint32_t collatzSteps(uint32_t V) {
+  uint32_t Steps = 0;
+  while (V != 1) {
+    V = (V & 1) ? 3 * V + 1 : V / 2;
+    ++Steps;
+  }
+  return Steps;
+}
+
+struct OutN {
+  void *Out;
+  uint32_t N;
+};
+
+// Grids that are not a multiple of the wave or the group size; the
+// kernel's bounds check also ends lanes early.
+TEST(VectorizeTest, DivergentLoopWithPartialWavesAndGroups) {
+  auto Ps = bothWays(Collatz, "&collatz");
+  ASSERT_EQ(Ps.size(), 2u);
+  for (uint32_t Size : {1u, 5u, 37u, 1000u, 1031u})
+    for (uint32_t Group : {1u, 3u, 16u, 64u, 100u}) {
+      const uint32_t N = Size - Size / 7; // Some work-items past n.
+      for (const auto &P : Ps) {
+        std::vector<uint32_t> Out(Size + 1, 0xdeadbeef);
+        OutN Args{Out.data(), N};
+        Grid G;
+        G.Size[0] = Size;
+        G.WorkGroup[0] = Group;
+        runKernel(P, "&collatz", G, &Args);
+        for (uint32_t I = 0; I < Size + 1; ++I)
+          ASSERT_EQ(Out[I], I < N ? collatzSteps(I + 1) : 0xdeadbeef)
+              << "item " << I << " grid " << Size << " group " << Group;
+      }
+    }
+}
+
+// Nested divergence: an if/else inside a divergent loop, an if inside the
+// else, a loop with a uniform trip count inside a divergent if, and a
+// value carried out of the loop.
+const char *Nested = R"(
+module &m:1:0:$full:$large:$default;
+kernel &nested(kernarg_u64 %out, kernarg_u32 %k)
+{
+	workitemabsid_u32	$s0, 0;
+	ld_kernarg_align(4)_width(all)_u32	$s9, [%k];
+	mov_b32	$s1, 0;		// i
+	mov_b32	$s2, 0;		// acc
+	and_b32	$s3, $s0, 7;	// trip count varies: 0..7
+@loop:
+	cmp_ge_b1_u32	$c0, $s1, $s3;
+	cbr_b1	$c0, @after;
+	and_b32	$s4, $s1, 1;
+	cmp_eq_b1_u32	$c1, $s4, 0;
+	cbr_b1	$c1, @evenit;
+	add_u32	$s2, $s2, $s0;
+	and_b32	$s5, $s0, 2;
+	cmp_ne_b1_u32	$c2, $s5, 0;
+	cbr_b1	$c2, @skip;
+	mul_u32	$s2, $s2, 3;
+@skip:
+	br	@next;
+@evenit:
+	sub_u32	$s2, $s2, $s1;
+@next:
+	add_u32	$s1, $s1, 1;
+	br	@loop;
+@after:
+	and_b32	$s6, $s0, 4;
+	cmp_eq_b1_u32	$c3, $s6, 0;
+	cbr_b1	$c3, @store;
+	mov_b32	$s7, 0;
+@uniform:
+	add_u32	$s2, $s2, $s7;
+	add_u32	$s7, $s7, 1;
+	cmp_lt_b1_u32	$c4, $s7, $s9;
+	cbr_b1	$c4, @uniform;
+@store:
+	cvt_u64_u32	$d0, $s0;
+	shl_u64	$d0, $d0, 3;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%out];
+	add_u64	$d1, $d1, $d0;
+	st_global_u32	$s2, [$d1];
+	st_global_u32	$s1, [$d1+4];
+	ret;
+};
+)";
+
+TEST(VectorizeTest, NestedDivergence) {
+  auto Ps = bothWays(Nested, "&nested");
+  ASSERT_EQ(Ps.size(), 2u);
+  const uint32_t N = 203, K = 5;
+  for (const auto &P : Ps) {
+    std::vector<uint32_t> Out(2 * N, 0);
+    OutN Args{Out.data(), K};
+    Grid G;
+    G.Size[0] = N;
+    G.WorkGroup[0] = 50;
+    runKernel(P, "&nested", G, &Args);
+    for (uint32_t X = 0; X < N; ++X) {
+      uint32_t I = 0, Acc = 0;
+      for (; I < (X & 7); ++I) {
+        if (I & 1) {
+          Acc += X;
+          if (!(X & 2))
+            Acc *= 3;
+        } else {
+          Acc -= I;
+        }
+      }
+      if (X & 4)
+        for (uint32_t J = 0; J < K; ++J)
+          Acc += J;
+      ASSERT_EQ(Out[2 * X], Acc) << X;
+      ASSERT_EQ(Out[2 * X + 1], I) << X;
+    }
+  }
+}
+
+// Gathers (stride 3), scatters (a permutation), a uniform load, and
+// consecutive accesses at an index that wraps in 32 bits for the lanes
+// the branch turns off (x - 1 at x = 0).
+const char *Memory = R"(
+module &m:1:0:$full:$large:$default;
+kernel &memory(kernarg_u64 %in, kernarg_u64 %perm, kernarg_u64 %out, kernarg_u64 %prev)
+{
+	workitemabsid_u32	$s0, 0;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%in];
+	ld_kernarg_align(8)_width(all)_u64	$d2, [%perm];
+	ld_kernarg_align(8)_width(all)_u64	$d3, [%out];
+	ld_kernarg_align(8)_width(all)_u64	$d4, [%prev];
+	ld_global_u32	$s9, [$d1];			// uniform: in[0]
+	mul_u32	$s1, $s0, 3;
+	cvt_u64_u32	$d5, $s1;
+	shl_u64	$d5, $d5, 2;
+	add_u64	$d5, $d5, $d1;
+	ld_global_u32	$s2, [$d5];			// gather: in[3x]
+	add_u32	$s2, $s2, $s9;
+	cvt_u64_u32	$d6, $s0;
+	shl_u64	$d6, $d6, 2;
+	add_u64	$d7, $d6, $d2;
+	ld_global_u32	$s3, [$d7];			// perm[x]
+	cvt_u64_u32	$d8, $s3;
+	shl_u64	$d8, $d8, 2;
+	add_u64	$d8, $d8, $d3;
+	st_global_u32	$s2, [$d8];			// scatter: out[perm[x]]
+	cmp_eq_b1_u32	$c0, $s0, 0;
+	cbr_b1	$c0, @done;
+	sub_u32	$s4, $s0, 1;
+	cvt_u64_u32	$d9, $s4;
+	shl_u64	$d9, $d9, 2;
+	add_u64	$d9, $d9, $d1;
+	ld_global_u32	$s5, [$d9];			// in[x - 1]
+	add_u64	$d10, $d6, $d4;
+	st_global_u32	$s5, [$d10];			// prev[x]
+@done:
+	ret;
+};
+)";
+
+TEST(VectorizeTest, GathersScattersAndUniformLoads) {
+  auto Ps = bothWays(Memory, "&memory");
+  ASSERT_EQ(Ps.size(), 2u);
+  const uint32_t N = 300;
+  std::vector<uint32_t> In(3 * N), Perm(N);
+  for (uint32_t I = 0; I < 3 * N; ++I)
+    In[I] = I * 7 + 11;
+  std::iota(Perm.begin(), Perm.end(), 0u);
+  for (uint32_t I = 0; I < N; ++I)
+    std::swap(Perm[I], Perm[(I * 131 + 17) % N]);
+  for (const auto &P : Ps) {
+    std::vector<uint32_t> Out(N, 0), Prev(N, 0xdeadbeef);
+    struct {
+      uint32_t *In, *Perm, *Out, *Prev;
+    } Args{In.data(), Perm.data(), Out.data(), Prev.data()};
+    Grid G;
+    G.Size[0] = N;
+    G.WorkGroup[0] = 30;
+    runKernel(P, "&memory", G, &Args);
+    for (uint32_t X = 0; X < N; ++X) {
+      ASSERT_EQ(Out[Perm[X]], In[3 * X] + In[0]) << X;
+      ASSERT_EQ(Prev[X], X ? In[X - 1] : 0xdeadbeef) << X;
+    }
+  }
+}
+
+// A call in a divergent branch runs for the lanes that take it only, and
+// division in lanes a branch turned off does not trap.
+const char *Calls = R"(
+module &m:1:0:$full:$large:$default;
+function &scale(arg_u32 %r)(arg_u32 %x, arg_u32 %d)
+{
+	ld_arg_u32	$s0, [%x];
+	ld_arg_u32	$s1, [%d];
+	div_u32	$s0, $s0, $s1;
+	add_u32	$s0, $s0, 1000;
+	st_arg_u32	$s0, [%r];
+	ret;
+};
+
+kernel &calls(kernarg_u64 %div, kernarg_u64 %out)
+{
+	workitemabsid_u32	$s0, 0;
+	cvt_u64_u32	$d0, $s0;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%div];
+	add_u64	$d1, $d1, $d0;
+	ld_global_u32	$s1, [$d1];
+	mov_b32	$s2, 7;
+	cmp_eq_b1_u32	$c0, $s1, 0;
+	cbr_b1	$c0, @store;
+	div_u32	$s3, $s0, $s1;
+	and_b32	$s4, $s0, 1;
+	cmp_eq_b1_u32	$c1, $s4, 0;
+	cbr_b1	$c1, @even;
+	{
+		arg_u32 %r;
+		arg_u32 %x;
+		arg_u32 %d;
+		st_arg_u32	$s0, [%x];
+		st_arg_u32	$s1, [%d];
+		call	&scale (%r) (%x, %d);
+		ld_arg_u32	$s2, [%r];
+	}
+	br	@store;
+@even:
+	mov_b32	$s2, $s3;
+@store:
+	ld_kernarg_align(8)_width(all)_u64	$d2, [%out];
+	add_u64	$d2, $d2, $d0;
+	st_global_u32	$s2, [$d2];
+	ret;
+};
+)";
+
+TEST(VectorizeTest, CallInDivergentBranchAndMaskedDivision) {
+  auto Ps = bothWays(Calls, "&calls");
+  ASSERT_EQ(Ps.size(), 2u);
+  const uint32_t N = 77;
+  std::vector<uint32_t> Div(N);
+  for (uint32_t I = 0; I < N; ++I)
+    Div[I] = I % 5; // Every fifth divisor is 0.
+  for (const auto &P : Ps) {
+    std::vector<uint32_t> Out(N, 0);
+    struct {
+      uint32_t *Div, *Out;
+    } Args{Div.data(), Out.data()};
+    Grid G;
+    G.Size[0] = N;
+    G.WorkGroup[0] = 32;
+    runKernel(P, "&calls", G, &Args);
+    for (uint32_t X = 0; X < N; ++X) {
+      uint32_t D = Div[X];
+      uint32_t Want = D == 0 ? 7 : (X & 1) ? X / D + 1000 : X / D;
+      ASSERT_EQ(Out[X], Want) << X;
+    }
+  }
+}
+
+// Atomics run once per active lane: a histogram, tickets handed out only
+// to odd work-items (a permutation of 0..n/2), and compare-and-swap.
+const char *Atomics = R"(
+module &m:1:0:$full:$large:$default;
+kernel &atomics(kernarg_u64 %in, kernarg_u64 %hist, kernarg_u64 %tickets, kernarg_u64 %counter)
+{
+	workitemabsid_u32	$s0, 0;
+	cvt_u64_u32	$d0, $s0;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%in];
+	add_u64	$d1, $d1, $d0;
+	ld_global_u32	$s1, [$d1];
+	and_b32	$s1, $s1, 15;
+	cvt_u64_u32	$d2, $s1;
+	shl_u64	$d2, $d2, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d3, [%hist];
+	add_u64	$d3, $d3, $d2;
+	atomicnoret_add_global_scar_agent_u32	[$d3], 1;
+	ld_kernarg_align(8)_width(all)_u64	$d4, [%counter];
+	ld_kernarg_align(8)_width(all)_u64	$d5, [%tickets];
+	add_u64	$d5, $d5, $d0;
+	mov_b32	$s3, 0xffffffff;
+	and_b32	$s2, $s0, 1;
+	cmp_eq_b1_u32	$c0, $s2, 0;
+	cbr_b1	$c0, @cas;
+	atomic_add_global_scar_agent_u32	$s3, [$d4], 1;
+@cas:
+	st_global_u32	$s3, [$d5];
+	add_u32	$s5, $s0, 1;
+	atomic_cas_global_scar_agent_b32	$s4, [$d4+4], $s0, $s5;
+	ret;
+};
+)";
+
+TEST(VectorizeTest, AtomicsRunOncePerActiveLane) {
+  auto Ps = bothWays(Atomics, "&atomics");
+  ASSERT_EQ(Ps.size(), 2u);
+  const uint32_t N = 1000;
+  std::vector<uint32_t> In(N);
+  for (uint32_t I = 0; I < N; ++I)
+    In[I] = I * 2654435761u >> 7;
+  std::vector<uint32_t> WantHist(16, 0);
+  for (uint32_t V : In)
+    ++WantHist[V & 15];
+  for (const auto &P : Ps) {
+    std::vector<uint32_t> Hist(16, 0), Tickets(N, 0), Counter(2, 0);
+    struct {
+      uint32_t *In, *Hist, *Tickets, *Counter;
+    } Args{In.data(), Hist.data(), Tickets.data(), Counter.data()};
+    Grid G;
+    G.Size[0] = N;
+    G.WorkGroup[0] = 40;
+    runKernel(P, "&atomics", G, &Args);
+    EXPECT_EQ(Hist, WantHist);
+    EXPECT_EQ(Counter[0], N / 2);
+    std::vector<uint32_t> Odd;
+    for (uint32_t X = 0; X < N; ++X)
+      if (X & 1)
+        Odd.push_back(Tickets[X]);
+      else
+        ASSERT_EQ(Tickets[X], 0xffffffffu) << X;
+    std::sort(Odd.begin(), Odd.end());
+    for (uint32_t I = 0; I < Odd.size(); ++I)
+      ASSERT_EQ(Odd[I], I);
+    // Work-item x swaps x for x + 1: the word reaches n only if every
+    // compare-and-swap ran, in work-item order (lane order in a wave).
+    EXPECT_EQ(Counter[1], N);
+  }
+}
+
+// Private memory: each work-item's own array, indexed by a varying value.
+const char *Private = R"(
+module &m:1:0:$full:$large:$default;
+kernel &privates(kernarg_u64 %out)
+{
+	private_u32 %a[8];
+	workitemabsid_u32	$s0, 0;
+	mov_b32	$s1, 0;
+@fill:
+	add_u32	$s2, $s0, $s1;
+	shl_u32	$s3, $s1, 2;
+	st_private_u32	$s2, [%a][$s3];
+	add_u32	$s1, $s1, 1;
+	cmp_lt_b1_u32	$c0, $s1, 8;
+	cbr_b1	$c0, @fill;
+	and_b32	$s4, $s0, 7;
+	shl_u32	$s4, $s4, 2;
+	ld_private_u32	$s5, [%a][$s4];
+	cvt_u64_u32	$d0, $s0;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%out];
+	add_u64	$d1, $d1, $d0;
+	st_global_u32	$s5, [$d1];
+	ret;
+};
+)";
+
+TEST(VectorizeTest, PrivateArraysPerWorkItem) {
+  auto Ps = bothWays(Private, "&privates");
+  ASSERT_EQ(Ps.size(), 2u);
+  const uint32_t N = 45;
+  for (const auto &P : Ps) {
+    std::vector<uint32_t> Out(N, 0);
+    struct {
+      uint32_t *Out;
+    } Args{Out.data()};
+    Grid G;
+    G.Size[0] = N;
+    G.WorkGroup[0] = 20;
+    runKernel(P, "&privates", G, &Args);
+    for (uint32_t X = 0; X < N; ++X)
+      ASSERT_EQ(Out[X], X + (X & 7)) << X;
+  }
+}
+
+// 2-D and 3-D grids: waves run along X; Y and Z stay uniform in a wave.
+TEST(VectorizeTest, TwoAndThreeDimensionalGrids) {
+  const char *Ids = R"(
+module &m:1:0:$full:$large:$default;
+kernel &ids(kernarg_u64 %out)
+{
+	workitemflatabsid_u32	$s0;
+	workitemabsid_u32	$s1, 0;
+	workitemabsid_u32	$s2, 1;
+	workitemabsid_u32	$s3, 2;
+	shl_u32	$s2, $s2, 10;
+	shl_u32	$s3, $s3, 20;
+	or_b32	$s1, $s1, $s2;
+	or_b32	$s1, $s1, $s3;
+	cvt_u64_u32	$d0, $s0;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%out];
+	add_u64	$d1, $d1, $d0;
+	st_global_u32	$s1, [$d1];
+	ret;
+};
+)";
+  auto Ps = bothWays(Ids, "&ids");
+  ASSERT_EQ(Ps.size(), 2u);
+  for (const auto &P : Ps) {
+    Grid G;
+    G.Dims = 3;
+    G.Size[0] = 23;
+    G.Size[1] = 5;
+    G.Size[2] = 3;
+    G.WorkGroup[0] = 8;
+    G.WorkGroup[1] = 3;
+    G.WorkGroup[2] = 2;
+    std::vector<uint32_t> Out(23 * 5 * 3, 0);
+    struct {
+      uint32_t *Out;
+    } Args{Out.data()};
+    runKernel(P, "&ids", G, &Args);
+    for (uint32_t Z = 0; Z < 3; ++Z)
+      for (uint32_t Y = 0; Y < 5; ++Y)
+        for (uint32_t X = 0; X < 23; ++X)
+          ASSERT_EQ(Out[X + 23 * (Y + 5 * Z)], X | Y << 10 | Z << 20)
+              << X << "," << Y << "," << Z;
+  }
+}
+
+// What the vectorizer does not take runs the scalar work-item loops, and
+// the code object says why.
+TEST(VectorizeTest, KernelsWithBarriersFallBackWithAReason) {
+  const char *Barrier = R"(
+module &m:1:0:$full:$large:$default;
+kernel &withbarrier(kernarg_u64 %out)
+{
+	workitemabsid_u32	$s0, 0;
+	barrier;
+	cvt_u64_u32	$d0, $s0;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%out];
+	add_u64	$d1, $d1, $d0;
+	st_global_u32	$s0, [$d1];
+	ret;
+};
+)";
+  auto P = finalizeText(Barrier, 16);
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  const auto *K = P->kernel("&withbarrier");
+  ASSERT_NE(K, nullptr);
+  EXPECT_EQ(K->VectorWidth, 1u);
+  EXPECT_NE(K->ScalarReason.find("barrier"), std::string::npos)
+      << K->ScalarReason;
+  // The width and the reason survive serialization.
+  auto Back = openhsa::finalizer::CodeObject::deserialize(P->Code.serialize());
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_EQ(Back->Kernels[0].VectorWidth, 1u);
+  EXPECT_EQ(Back->Kernels[0].ScalarReason, K->ScalarReason);
+}
+
+// Every width the vectorizer may pick (4 on SSE/NEON, 8 on AVX2, 16 on
+// AVX-512) gives the same results on this host.
+TEST(VectorizeTest, EveryWidthGivesTheSameResults) {
+  for (unsigned Width : {2u, 4u, 8u, 16u, 32u}) {
+    auto P = finalizeText(Collatz, Width);
+    ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+    EXPECT_EQ(P->kernel("&collatz")->VectorWidth, Width);
+    const uint32_t N = 333;
+    std::vector<uint32_t> Out(N, 0);
+    OutN Args{Out.data(), N};
+    Grid G;
+    G.Size[0] = N;
+    G.WorkGroup[0] = 45;
+    runKernel(*P, "&collatz", G, &Args);
+    for (uint32_t I = 0; I < N; ++I)
+      ASSERT_EQ(Out[I], collatzSteps(I + 1)) << "width " << Width << " " << I;
+  }
+}
+
+} // namespace
