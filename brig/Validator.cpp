@@ -489,13 +489,20 @@ Error Validator::checkDirective(uint32_t Off, bool InBody) {
       uint32_t O = (*List)[I];
       if (Error E = checkOperandRef(CS, Off, O, "pragma operand"))
         return E;
+      // PRM 13.3: a string, an immediate (typed constants of every type,
+      // opaque ones included, and WAVESIZE), an aggregate constant, or an
+      // identifier (a symbol, label or register).
       unsigned K = operandKind(O);
       if (K != BRIG_KIND_OPERAND_CONSTANT_BYTES &&
-          K != BRIG_KIND_OPERAND_STRING && K != BRIG_KIND_OPERAND_CODE_REF)
-        return codeErr(Off,
-                       "pragma operand " + Twine(I) +
-                           " must be a constant, string or symbol (found " +
-                           kindText(K) + ")");
+          K != BRIG_KIND_OPERAND_CONSTANT_IMAGE &&
+          K != BRIG_KIND_OPERAND_CONSTANT_SAMPLER &&
+          K != BRIG_KIND_OPERAND_CONSTANT_OPERAND_LIST &&
+          K != BRIG_KIND_OPERAND_WAVESIZE && K != BRIG_KIND_OPERAND_STRING &&
+          K != BRIG_KIND_OPERAND_CODE_REF && K != BRIG_KIND_OPERAND_REGISTER)
+        return codeErr(Off, "pragma operand " + Twine(I) +
+                                " must be a string, constant, WAVESIZE, "
+                                "symbol, label or register (found " +
+                                kindText(K) + ")");
     }
     return Error::success();
   }
@@ -797,6 +804,13 @@ Error Validator::checkOperandRule(uint32_t InstOff, const char *Name,
   case OperandRule::Src:
     return IsSrc(K) ? Error::success() : Bad(kindText(K));
   case OperandRule::SrcNoWs:
+    // WAVESIZE stands for an integer constant (PRM 2.6.2): a source of an
+    // instruction of integer type may be WAVESIZE (abs_s32 $s0, WAVESIZE, as
+    // HSAILasm accepts), one of float or packed type may not (ceil_f32,
+    // fma_f64, abs_p_s8x4). checkModuleSemantics applies the full rule.
+    if (K == BRIG_KIND_OPERAND_WAVESIZE &&
+        isIntType(M.code<BrigInstBase>(InstOff)->type))
+      return Error::success();
     return K == BRIG_KIND_OPERAND_REGISTER ||
                    K == BRIG_KIND_OPERAND_CONSTANT_BYTES
                ? Error::success()
@@ -888,8 +902,16 @@ Error Validator::checkInst(uint32_t Off, uint32_t ExecOff, uint32_t ExecEnd,
   unsigned Kind = codeKind(Off);
   auto I = *M.code<BrigInstBase>(Off);
   const InstInfo *Info = instInfo(I.opcode);
-  if (!Info)
+  if (!Info) {
+    // PRM 13.1.3: opcodes from 0x8000 up belong to vendor extensions
+    // (HSAILasm's amd:gcn, amd:mipmap...), whose instructions openhsa
+    // cannot decode or finalize.
+    if (I.opcode >= BRIG_OPCODE_FIRST_USER_DEFINED)
+      return codeErr(Off, "unknown opcode " + Twine(I.opcode) +
+                              " (a vendor extension's, which openhsa does "
+                              "not support)");
     return codeErr(Off, "unknown opcode " + Twine(I.opcode));
+  }
   const char *Name = opcodeName(I.opcode);
   auto Fail = [&](const Twine &Msg) {
     return codeErr(Off, "instruction '" + Twine(Name) + "' " + Msg);

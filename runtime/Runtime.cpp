@@ -61,6 +61,7 @@ hsa_status_t Runtime::initialize() {
     return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   }
   Topo = std::move(*T);
+  Scheduler = oneapi::tbb::task_scheduler_handle(oneapi::tbb::attach{});
   size_t Workers = 0;
   for (const CpuNodeInfo &Node : Topo->nodes())
     Workers += Node.ProcessingUnits.size();
@@ -99,6 +100,14 @@ Runtime::~Runtime() {
     delete K;
   }
   WorkerLimit.reset();
+  // Every arena is gone with the agents and every packet processor thread
+  // has been joined: wait for oneTBB's workers to exit. finalize declines
+  // (returns false) only while something else in the process still holds
+  // oneTBB's scheduler (an application that uses oneTBB itself); then
+  // oneTBB's library stays loaded with its workers, and none of them runs
+  // our code (our arenas and observers are gone).
+  if (Scheduler)
+    oneapi::tbb::finalize(Scheduler, std::nothrow);
 }
 
 Agent *Runtime::agent(hsa_agent_t H) const {

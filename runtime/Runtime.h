@@ -108,6 +108,11 @@ private:
   /// its default keeps one back for an application thread, but work here is
   /// enqueued by packet processors and run by workers alone.
   std::unique_ptr<tbb::global_control> WorkerLimit;
+  /// Keeps oneTBB's scheduler for the runtime's lifetime, so that the last
+  /// hsa_shut_down can end it with a blocking tbb::finalize: no oneTBB
+  /// worker outlives the runtime, and a program may dlclose the library
+  /// afterwards without a thread running code that is no longer mapped.
+  oneapi::tbb::task_scheduler_handle Scheduler;
   std::vector<std::unique_ptr<Agent>> Agents;
   std::unique_ptr<CodeObjectStore> CodeObjects;
 

@@ -223,6 +223,14 @@ TEST_F(ValidatorTest, UnknownOpcode) {
   expectError("unknown opcode 500");
 }
 
+// PRM 13.1.3: opcodes 0x8000-0xFFFF are vendor extensions'; the diagnostic
+// says so (HSAIL-Tools' amd:gcn tests use them).
+TEST_F(ValidatorTest, VendorExtensionOpcode) {
+  B.put<uint16_t>(codeAt(S.Add) + offsetof(BrigInstBase, opcode), 0x8000);
+  expectError("unknown opcode 32768 (a vendor extension's, which openhsa "
+              "does not support)");
+}
+
 TEST_F(ValidatorTest, WrongFormatForOpcode) {
   // 'ret' (no operands) encoded with add's operands: count is checked.
   B.put<uint16_t>(codeAt(S.Add) + offsetof(BrigInstBase, opcode),

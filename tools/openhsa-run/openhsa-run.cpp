@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "brig/asm/Assembler.h"
+#include "brig/asm/ModuleSemantics.h"
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_finalize.h"
 
@@ -206,6 +207,13 @@ int main(int argc, char **argv) {
     }
     Brig = std::move(*Assembled);
   }
+  // The runtime's hsa_ext_program_add_module can only say "Invalid module"
+  // (and must trust the module's byteCount): check the file here first, as
+  // hsa_ext_program_add_module will, and print what is wrong and where,
+  // e.g. "m.brig: header+0x0: bad magic: identification is not "HSA BRIG"".
+  if (auto Checked = openhsa::brig::assembler::loadCheckedModule(Brig, Input);
+      !Checked)
+    die(llvm::toString(Checked.takeError()));
 
   check(hsa_init(), "hsa_init");
   hsa_agent_t Agent{0};
@@ -222,9 +230,13 @@ int main(int argc, char **argv) {
                                HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT, nullptr,
                                &Program),
         "hsa_ext_program_create");
-  check(hsa_ext_program_add_module(
-            Program, reinterpret_cast<hsa_ext_module_t>(Brig.data())),
-        "hsa_ext_program_add_module");
+  const hsa_status_t Added = hsa_ext_program_add_module(
+      Program, reinterpret_cast<hsa_ext_module_t>(Brig.data()));
+  if (Added == hsa_status_t(HSA_EXT_STATUS_ERROR_INCOMPATIBLE_MODULE))
+    die("hsa_ext_program_add_module: " + Input +
+        ": the module's machine model and profile must be $large and $full "
+        "(the program openhsa-run creates)");
+  check(Added, "hsa_ext_program_add_module");
   hsa_isa_t Isa;
   check(hsa_agent_get_info(Agent, HSA_AGENT_INFO_ISA, &Isa), "agent ISA");
   hsa_ext_control_directives_t Directives;
