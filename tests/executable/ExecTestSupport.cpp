@@ -354,10 +354,12 @@ bool ExecTest::dispatch(hsa_executable_symbol_t Kernel, const void *Args,
   hsa_signal_store_screlease(Queue->doorbell_signal, hsa_signal_value_t(Index));
 
   bool Completed = false;
+  uint64_t Frequency = 0; // Ticks per second: each wait lasts at most 1 s.
+  hsa_system_get_info(HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY, &Frequency);
   const auto Deadline =
       std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < Deadline) {
-    if (hsa_signal_wait_scacquire(Done, HSA_SIGNAL_CONDITION_EQ, 0, 100000000,
+    if (hsa_signal_wait_scacquire(Done, HSA_SIGNAL_CONDITION_EQ, 0, Frequency,
                                   HSA_WAIT_STATE_BLOCKED) == 0) {
       Completed = true;
       break;
