@@ -256,8 +256,15 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
   const uint32_t Grid[3] = {P.grid_size_x, P.grid_size_y, P.grid_size_z};
   const uint32_t Wg[3] = {P.workgroup_size_x, P.workgroup_size_y,
                           P.workgroup_size_z};
+  // A grid or work-group size of 0 in a used dimension makes an empty grid:
+  // the packet completes without running a work-item (what the HSA
+  // Foundation's conformance suite, aql_zero_wg_size, expects). Nothing of
+  // the geometry matters then, the unused dimensions included.
+  bool Empty = false;
+  for (unsigned D = 0; D < Dims; ++D)
+    Empty |= Grid[D] == 0 || Wg[D] == 0;
   uint64_t WgItems = 1;
-  for (unsigned D = 0; D < 3; ++D) {
+  for (unsigned D = 0; D < 3 && !Empty; ++D) {
     if (Grid[D] == 0 || Wg[D] == 0)
       return Fail(HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
     if (D >= Dims && (Grid[D] != 1 || Wg[D] != 1))
@@ -280,6 +287,11 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
   if (P.completion_signal.handle &&
       !liveSignals().contains(Signal::fromHandle(P.completion_signal)))
     return Fail(HSA_STATUS_ERROR_INVALID_SIGNAL);
+  if (Empty) {
+    acquireFence(P.header);
+    complete(P.completion_signal, P.header);
+    return Outcome::Consumed;
+  }
   if (K->KernargSegmentSize != 0 && !P.kernarg_address)
     return Fail(HSA_STATUS_ERROR_INVALID_ARGUMENT);
 

@@ -323,6 +323,55 @@ TEST_F(DispatchGrid, ThreeDimensions) {
   expectEveryWorkItemOnce(3, {33, 17, 5}, {8, 8, 8});
 }
 
+// HSA Runtime 2.8.2: a grid or work-group size of 0 in a used dimension is
+// an empty grid. The packet completes (its completion signal is
+// decremented, the queue stays active) and no work-item runs: what the HSA
+// Foundation conformance suite's aql_zero_wg_size expects. Its packets also
+// leave the unused dimensions at 256, which an empty grid ignores.
+TEST_F(DispatchGrid, ZeroSizedGridRunsNoWorkItem) {
+  ErrorLog &Log = errorLog();
+  hsa_queue_t *Q = makeQueue(64, &Log);
+  ASSERT_NE(Q, nullptr);
+  uint32_t Visits[8] = {}, OutOfRange = 0, BadGroups = 0;
+  auto *Args = allocKernarg<VisitArgs>();
+  *Args = {Visits, &OutOfRange, &BadGroups};
+  const uint64_t K = makeKernel(visitKernel, sizeof(VisitArgs));
+  const uint16_t H = packetHeader(HSA_PACKET_TYPE_KERNEL_DISPATCH);
+  struct Case {
+    unsigned Dims;
+    std::array<uint32_t, 3> Grid;
+    std::array<uint16_t, 3> Wg;
+  };
+  const Case Cases[] = {
+      {1, {0, 1, 1}, {1, 1, 1}},     {1, {8, 1, 1}, {0, 1, 1}},
+      {1, {0, 1, 1}, {0, 1, 1}},     {2, {8, 0, 1}, {2, 2, 1}},
+      {2, {8, 8, 1}, {2, 0, 1}},     {3, {2, 2, 0}, {1, 1, 1}},
+      {3, {2, 2, 2}, {1, 1, 0}},     {3, {0, 2, 2}, {1, 1, 1}},
+      {1, {0, 256, 256}, {0, 1, 1}}, {2, {256, 0, 256}, {1, 0, 1}},
+      {3, {256, 256, 0}, {1, 1, 0}}, {2, {4, 4, 1}, {4, 0, 0}},
+  };
+  hsa_signal_t Done = makeSignal(std::size(Cases));
+  for (const Case &C : Cases) {
+    auto P = dispatchPacket(K, Args, C.Dims, C.Grid, C.Wg, Done);
+    submitPacket(Q, &P, H);
+  }
+  EXPECT_EQ(waitUntil(Done, HSA_SIGNAL_CONDITION_EQ, 0), 0);
+  EXPECT_EQ(Log.Count.load(), 0)
+      << "status 0x" << std::hex << Log.LastStatus.load();
+  for (uint32_t V : Visits)
+    EXPECT_EQ(V, 0u);
+  EXPECT_EQ(OutOfRange, 0u);
+  EXPECT_EQ(BadGroups, 0u);
+  // The queue goes on with ordinary packets after the empty ones.
+  auto One = dispatchPacket(K, Args, 1, {8, 1, 1}, {4, 1, 1}, Done);
+  hsa_signal_store_relaxed(Done, 1);
+  submitPacket(Q, &One, H);
+  EXPECT_EQ(waitUntil(Done, HSA_SIGNAL_CONDITION_EQ, 0), 0);
+  for (uint32_t V : Visits)
+    EXPECT_EQ(V, 1u);
+  EXPECT_EQ(hsa_queue_destroy(Q), HSA_STATUS_SUCCESS);
+}
+
 //===-- Segments and arguments --------------------------------------------===//
 
 // HSA Runtime 2.8.2 (group_segment_size) and PRM 4.3 (group segment): group
@@ -798,7 +847,8 @@ TEST_F(DispatchErrors, AgentDispatchWithoutHandler) {
 }
 
 // HSA Runtime 2.8.2: dimensions must be 1 to 3 (the setup field is two bits:
-// 4 reads as 0); unused dimensions must be 1.
+// 4 reads as 0); unused dimensions of a non-empty grid must be 1 (0 there
+// is no empty grid: the dimension is not used).
 TEST_F(DispatchErrors, BadDimensions) {
   const uint64_t K = makeKernel(emptyKernel);
   const uint16_t H = packetHeader(HSA_PACKET_TYPE_KERNEL_DISPATCH);
@@ -810,14 +860,15 @@ TEST_F(DispatchErrors, BadDimensions) {
   auto Unused =
       dispatchPacket(K, nullptr, 1, {8, 2, 1}, {8, 1, 1}, hsa_signal_t{0});
   expectQueueError(&Unused, H, HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
-  auto ZeroGrid =
-      dispatchPacket(K, nullptr, 1, {0, 1, 1}, {1, 1, 1}, hsa_signal_t{0});
-  expectQueueError(&ZeroGrid, H, HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+  auto UnusedZero =
+      dispatchPacket(K, nullptr, 2, {8, 8, 0}, {8, 1, 1}, hsa_signal_t{0});
+  expectQueueError(&UnusedZero, H, HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
 }
 
-// HSA Runtime 2.8.2: work-group sizes of 0, or above the agent's limits
-// (per dimension, HSA_AGENT_INFO_WORKGROUP_MAX_DIM, or in total,
-// HSA_AGENT_INFO_WORKGROUP_MAX_SIZE).
+// HSA Runtime 2.8.2: work-group sizes above the agent's limits (per
+// dimension, HSA_AGENT_INFO_WORKGROUP_MAX_DIM, or in total,
+// HSA_AGENT_INFO_WORKGROUP_MAX_SIZE). A size of 0 in an unused dimension is
+// an error; in a used one it makes an empty grid (ZeroSizedGridRunsNoWorkItem).
 TEST_F(DispatchErrors, BadWorkGroupSize) {
   std::array<uint16_t, 3> MaxDim{};
   uint32_t MaxSize = 0;
@@ -830,10 +881,8 @@ TEST_F(DispatchErrors, BadWorkGroupSize) {
   const uint64_t K = makeKernel(emptyKernel);
   const uint16_t H = packetHeader(HSA_PACKET_TYPE_KERNEL_DISPATCH);
   const hsa_signal_t None{0};
-  auto Zero = dispatchPacket(K, nullptr, 1, {64, 1, 1}, {0, 1, 1}, None);
-  expectQueueError(&Zero, H, HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
-  auto ZeroY = dispatchPacket(K, nullptr, 2, {64, 4, 1}, {4, 0, 1}, None);
-  expectQueueError(&ZeroY, H, HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+  auto ZeroZ = dispatchPacket(K, nullptr, 2, {64, 4, 1}, {4, 4, 0}, None);
+  expectQueueError(&ZeroZ, H, HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
   if (MaxDim[0] < UINT16_MAX) {
     auto TooWide = dispatchPacket(K, nullptr, 1, {1u << 20, 1, 1},
                                   {uint16_t(MaxDim[0] + 1), 1, 1}, None);
