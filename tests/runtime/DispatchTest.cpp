@@ -847,16 +847,23 @@ TEST_F(DispatchErrors, AgentDispatchWithoutHandler) {
 }
 
 // HSA Runtime 2.8.2: dimensions must be 1 to 3 (the setup field is two bits:
-// 4 reads as 0); unused dimensions of a non-empty grid must be 1 (0 there
-// is no empty grid: the dimension is not used).
+// 4 reads as 0). 0 is reported as INCOMPATIBLE_ARGUMENTS, as the HSA
+// Foundation conformance suite (async_invalid_dimensions, setup 4) expects;
+// the 1.2 text names no status for it. Unused dimensions of a non-empty
+// grid must be 1 (0 there is no empty grid: the dimension is not used).
 TEST_F(DispatchErrors, BadDimensions) {
   const uint64_t K = makeKernel(emptyKernel);
   const uint16_t H = packetHeader(HSA_PACKET_TYPE_KERNEL_DISPATCH);
   auto P = singleItemPacket(K, nullptr, hsa_signal_t{0});
   P.setup = 0;
-  expectQueueError(&P, H, HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+  expectQueueError(&P, H, HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS);
   P.setup = 4;
-  expectQueueError(&P, H, HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+  expectQueueError(&P, H, HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS);
+  // The conformance suite's packet: barrier bit, no kernarg, no signal.
+  P.kernarg_address = nullptr;
+  P.completion_signal = hsa_signal_t{0};
+  expectQueueError(&P, packetHeader(HSA_PACKET_TYPE_KERNEL_DISPATCH, true),
+                   HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS);
   auto Unused =
       dispatchPacket(K, nullptr, 1, {8, 2, 1}, {8, 1, 1}, hsa_signal_t{0});
   expectQueueError(&Unused, H, HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
