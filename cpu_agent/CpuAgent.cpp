@@ -12,6 +12,10 @@
 
 namespace openhsa::cpu {
 
+// The group region reports this alignment (HSA_REGION_INFO_RUNTIME_ALLOC_
+// ALIGNMENT); the work-group scratch must keep it.
+static_assert(WorkGroupScratch::Alignment % Region::GroupSegmentAlignment == 0);
+
 Registry<KernelDescriptor> &liveKernels() {
   static Registry<KernelDescriptor> Kernels;
   return Kernels;
