@@ -9,12 +9,23 @@
 #include "llvm/TargetParser/Triple.h"
 
 #include <cstring>
+#include <unistd.h>
 
 namespace openhsa::cpu {
 
 // The group region reports this alignment (HSA_REGION_INFO_RUNTIME_ALLOC_
 // ALIGNMENT); the work-group scratch must keep it.
 static_assert(WorkGroupScratch::Alignment % Region::GroupSegmentAlignment == 0);
+
+namespace {
+uint64_t ringBudget(const CpuNodeInfo &Node) {
+  uint64_t Memory = Node.LocalMemoryBytes;
+  if (Memory == 0) // Unknown to hwloc: the machine's.
+    Memory =
+        uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
+  return Memory / CpuAgentLimits::RingMemoryShare;
+}
+} // namespace
 
 Registry<KernelDescriptor> &liveKernels() {
   static Registry<KernelDescriptor> Kernels;
@@ -49,7 +60,7 @@ CpuAgent::CpuAgent(const Topology &Topo, const CpuNodeInfo &Node,
       Concurrency(std::max<unsigned>(1, unsigned(Node.ProcessingUnits.size()))),
       // No slot is kept for an application thread: work is enqueued from
       // the packet processor and run by the arena's own workers.
-      Arena(int(Concurrency), 0) {
+      Arena(int(Concurrency), 0), RingBudget(ringBudget(Node)) {
   Arena.initialize();
   if (Topo.isPartitioned())
     ThreadBinder = std::make_unique<Binder>(Arena, Topo, Node);
@@ -95,6 +106,12 @@ hsa_status_t CpuAgent::createQueue(const QueueRequest &Request, uint64_t Id,
     QueueCount.fetch_sub(1);
     return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   }
+  const uint64_t Bytes = uint64_t(Request.Size) * 64;
+  if (RingBytes.fetch_add(Bytes) + Bytes > RingBudget) {
+    RingBytes.fetch_sub(Bytes);
+    QueueCount.fetch_sub(1);
+    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  }
   Queue::Config C;
   C.Owner = this;
   C.Size = Request.Size;
@@ -117,6 +134,7 @@ hsa_status_t CpuAgent::createQueue(const QueueRequest &Request, uint64_t Id,
   C.RingCtx = this;
   std::unique_ptr<Queue> Q = Queue::create(C, Id);
   if (!Q) {
+    RingBytes.fetch_sub(Bytes);
     QueueCount.fetch_sub(1);
     return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   }
@@ -127,7 +145,9 @@ hsa_status_t CpuAgent::createQueue(const QueueRequest &Request, uint64_t Id,
 
 void CpuAgent::destroyQueue(Queue *Q) {
   Processor->detach(*Q);
+  const uint64_t Bytes = uint64_t(Q->size()) * 64;
   delete Q;
+  RingBytes.fetch_sub(Bytes);
   QueueCount.fetch_sub(1);
 }
 

@@ -31,8 +31,14 @@ struct CpuAgentLimits {
   static constexpr uint32_t GridMaxSize = UINT32_MAX;
   static constexpr uint32_t FbarrierMaxSize = 32;
   static constexpr uint32_t QueueMinSize = 16;
-  static constexpr uint32_t QueueMaxSize = 1u << 20;
-  static constexpr uint32_t QueuesMax = 256;
+  // Every slot of a ring is written at creation (its header INVALID), so
+  // each queue commits its whole ring: 128 rings of 8 MiB at most, 1 GiB,
+  // the limits ROCm's GPU agents report. RingMemoryShare caps all rings of
+  // an agent together at that share of its node's memory: beyond it
+  // hsa_queue_create fails with OUT_OF_RESOURCES instead of swapping.
+  static constexpr uint32_t QueueMaxSize = 1u << 17;
+  static constexpr uint32_t QueuesMax = 128;
+  static constexpr uint64_t RingMemoryShare = 8; // 1/8 of node memory.
   static constexpr uint32_t GroupSegmentMax = 64 * 1024;
   static constexpr uint32_t PrivateSegmentMax = 1u << 20; // Per work-item.
 };
@@ -88,6 +94,8 @@ private:
   std::unique_ptr<Binder> ThreadBinder;
   std::unique_ptr<PacketProcessor> Processor;
   std::atomic<uint32_t> QueueCount{0};
+  const uint64_t RingBudget; // Bytes all rings of this agent may commit.
+  std::atomic<uint64_t> RingBytes{0};
 };
 
 } // namespace openhsa::cpu
