@@ -200,6 +200,18 @@ bool PacketProcessor::processQueue(QueueState &S) {
         S.InFlight.load(std::memory_order_acquire) != 0)
       break; // Earlier packets must complete first.
 
+    // A queue takes the dispatch packets of its features (those of its
+    // agent: kernel dispatch on a kernel agent, agent dispatch on an agent
+    // dispatch agent) and barriers.
+    const uint32_t Features = Q.config().Features;
+    if ((Type == HSA_PACKET_TYPE_KERNEL_DISPATCH &&
+         !(Features & HSA_QUEUE_FEATURE_KERNEL_DISPATCH)) ||
+        (Type == HSA_PACKET_TYPE_AGENT_DISPATCH &&
+         !(Features & HSA_QUEUE_FEATURE_AGENT_DISPATCH))) {
+      Q.reportError(HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+      return true;
+    }
+
     Outcome O;
     switch (Type) {
     case HSA_PACKET_TYPE_KERNEL_DISPATCH:

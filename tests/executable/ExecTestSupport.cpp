@@ -188,11 +188,17 @@ int runChild(const std::vector<std::string> &Args, const char *EnvName,
 
 namespace {
 
+/// The CPU kernel agent.
 hsa_status_t findCpu(hsa_agent_t A, void *Data) {
   hsa_device_type_t Type;
-  if (hsa_agent_get_info(A, HSA_AGENT_INFO_DEVICE, &Type) != HSA_STATUS_SUCCESS)
+  uint32_t Feature = 0;
+  if (hsa_agent_get_info(A, HSA_AGENT_INFO_DEVICE, &Type) !=
+          HSA_STATUS_SUCCESS ||
+      hsa_agent_get_info(A, HSA_AGENT_INFO_FEATURE, &Feature) !=
+          HSA_STATUS_SUCCESS)
     return HSA_STATUS_ERROR;
-  if (Type != HSA_DEVICE_TYPE_CPU)
+  if (Type != HSA_DEVICE_TYPE_CPU ||
+      !(Feature & HSA_AGENT_FEATURE_KERNEL_DISPATCH))
     return HSA_STATUS_SUCCESS;
   *static_cast<hsa_agent_t *>(Data) = A;
   return HSA_STATUS_INFO_BREAK;

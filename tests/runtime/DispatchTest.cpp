@@ -251,13 +251,13 @@ protected:
     EXPECT_EQ(hsa_memory_free(Args), HSA_STATUS_SUCCESS);
   }
 
-  /// Submits Packet (with Header) to a fresh queue whose callback records
-  /// errors, and checks that the queue reports Expected and is inactive
-  /// afterwards.
+  /// Submits Packet (with Header) to a fresh queue (of the kernel agent, or
+  /// of Agent) whose callback records errors, and checks that the queue
+  /// reports Expected and is inactive afterwards.
   void expectQueueError(const void *Packet, uint16_t Header,
-                        hsa_status_t Expected) {
+                        hsa_status_t Expected, hsa_agent_t Agent = {0}) {
     ErrorLog &Log = errorLog();
-    hsa_queue_t *Bad = makeQueue(16, &Log);
+    hsa_queue_t *Bad = makeQueue(16, &Log, HSA_QUEUE_TYPE_MULTI, Agent);
     ASSERT_NE(Bad, nullptr);
     submitPacket(Bad, Packet, Header);
     ASSERT_EQ(waitUntil(Log.Raised, HSA_SIGNAL_CONDITION_GTE, 1), 1)
@@ -781,21 +781,28 @@ hsa_agent_dispatch_packet_t agentPacket(uint16_t Type, void *Return,
 
 // HSA Runtime 2.8.2 (agent dispatch packet): the handler installed for the
 // packet's type runs with its arguments, writes the return address, and
-// the completion signal is decremented.
+// the completion signal is decremented. Agent dispatch packets go to the
+// node's agent dispatch agent (feature HSA_AGENT_FEATURE_AGENT_DISPATCH),
+// whose queues take barrier packets too.
 TEST_F(Dispatch, AgentDispatchPackets) {
-  hsa_queue_t *Q = makeQueue(16);
+  hsa_queue_t *Q = makeQueue(16, nullptr, HSA_QUEUE_TYPE_MULTI, Host);
   ASSERT_NE(Q, nullptr);
+  EXPECT_EQ(Q->features, uint32_t(HSA_QUEUE_FEATURE_AGENT_DISPATCH));
   HandlerLog Log;
-  ASSERT_EQ(Ext.hsa_ext_openhsa_agent_dispatch_handler_set(Cpu, 0x8000,
+  ASSERT_EQ(Ext.hsa_ext_openhsa_agent_dispatch_handler_set(Host, 0x8000,
                                                            sumHandler, &Log),
             HSA_STATUS_SUCCESS);
   constexpr int Count = 40;
   std::vector<uint64_t> Results(Count, 0);
-  hsa_signal_t Done = makeSignal(Count);
+  hsa_signal_t Done = makeSignal(Count + 1);
   for (int I = 0; I < Count; ++I) {
     auto P = agentPacket(0x8000, &Results[I], Done);
     P.arg[0] = uint64_t(I);
     submitPacket(Q, &P, packetHeader(HSA_PACKET_TYPE_AGENT_DISPATCH));
+    if (I == Count / 2) { // A barrier among them.
+      auto B = barrierPacket({}, Done);
+      submitPacket(Q, &B, packetHeader(HSA_PACKET_TYPE_BARRIER_AND, true));
+    }
   }
   ASSERT_EQ(waitUntil(Done, HSA_SIGNAL_CONDITION_EQ, 0), 0);
   EXPECT_EQ(Log.Calls.load(), Count);
@@ -804,6 +811,26 @@ TEST_F(Dispatch, AgentDispatchPackets) {
   for (int I = 0; I < Count; ++I)
     EXPECT_EQ(Results[I], uint64_t(I) + 4320) << I;
   EXPECT_EQ(hsa_queue_destroy(Q), HSA_STATUS_SUCCESS);
+}
+
+// HSA Runtime 2.8.2, hsa_queue_feature_t: a queue takes the dispatch
+// packets of its agent's feature. The kernel agent's queues report an
+// agent dispatch packet, the agent dispatch agent's a kernel dispatch
+// packet, as INVALID_PACKET_FORMAT.
+TEST_F(DispatchErrors, PacketsOfTheOtherAgent) {
+  HandlerLog Log;
+  ASSERT_EQ(Ext.hsa_ext_openhsa_agent_dispatch_handler_set(Host, 0x8001,
+                                                           sumHandler, &Log),
+            HSA_STATUS_SUCCESS);
+  uint64_t Result = 0;
+  auto A = agentPacket(0x8001, &Result, hsa_signal_t{0});
+  expectQueueError(&A, packetHeader(HSA_PACKET_TYPE_AGENT_DISPATCH),
+                   HSA_STATUS_ERROR_INVALID_PACKET_FORMAT, Cpu);
+  EXPECT_EQ(Log.Calls.load(), 0);
+  const uint64_t K = makeKernel(emptyKernel);
+  auto P = singleItemPacket(K, nullptr, hsa_signal_t{0});
+  expectQueueError(&P, packetHeader(HSA_PACKET_TYPE_KERNEL_DISPATCH),
+                   HSA_STATUS_ERROR_INVALID_PACKET_FORMAT, Host);
 }
 
 //===-- Errors reported through the queue callback ------------------------===//
@@ -825,24 +852,24 @@ TEST_F(DispatchErrors, AgentDispatchWithoutHandler) {
   uint64_t Result = 0;
   auto P = agentPacket(0x8123, &Result, hsa_signal_t{0});
   expectQueueError(&P, packetHeader(HSA_PACKET_TYPE_AGENT_DISPATCH),
-                   HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+                   HSA_STATUS_ERROR_INVALID_PACKET_FORMAT, Host);
   ASSERT_EQ(Ext.hsa_ext_openhsa_agent_dispatch_handler_set(
-                Cpu, 0x8124, failingHandler, nullptr),
+                Host, 0x8124, failingHandler, nullptr),
             HSA_STATUS_SUCCESS);
   P.type = 0x8124;
   expectQueueError(&P, packetHeader(HSA_PACKET_TYPE_AGENT_DISPATCH),
-                   HSA_STATUS_ERROR_INVALID_ARGUMENT);
+                   HSA_STATUS_ERROR_INVALID_ARGUMENT, Host);
   // A handler removed again is unknown again.
   HandlerLog Log;
-  ASSERT_EQ(Ext.hsa_ext_openhsa_agent_dispatch_handler_set(Cpu, 0x8125,
+  ASSERT_EQ(Ext.hsa_ext_openhsa_agent_dispatch_handler_set(Host, 0x8125,
                                                            sumHandler, &Log),
             HSA_STATUS_SUCCESS);
-  ASSERT_EQ(Ext.hsa_ext_openhsa_agent_dispatch_handler_set(Cpu, 0x8125, nullptr,
-                                                           nullptr),
+  ASSERT_EQ(Ext.hsa_ext_openhsa_agent_dispatch_handler_set(Host, 0x8125,
+                                                           nullptr, nullptr),
             HSA_STATUS_SUCCESS);
   P.type = 0x8125;
   expectQueueError(&P, packetHeader(HSA_PACKET_TYPE_AGENT_DISPATCH),
-                   HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+                   HSA_STATUS_ERROR_INVALID_PACKET_FORMAT, Host);
   EXPECT_EQ(Log.Calls.load(), 0);
 }
 

@@ -45,8 +45,8 @@ TEST_F(Queue, CreateAndFields) {
                 HSA_STATUS_SUCCESS);
       ASSERT_NE(Q, nullptr);
       EXPECT_EQ(Q->type, Type);
-      EXPECT_EQ(Q->features, uint32_t(HSA_QUEUE_FEATURE_KERNEL_DISPATCH |
-                                      HSA_QUEUE_FEATURE_AGENT_DISPATCH));
+      // The kernel agent's queues: kernel dispatch (and barrier) packets.
+      EXPECT_EQ(Q->features, uint32_t(HSA_QUEUE_FEATURE_KERNEL_DISPATCH));
       ASSERT_NE(Q->base_address, nullptr);
       EXPECT_EQ(reinterpret_cast<uintptr_t>(Q->base_address) % 64, 0u)
           << "the ring is aligned to the packet size";

@@ -357,12 +357,28 @@ TEST_F(System, OpenhsaExtensionErrors) {
   EXPECT_EQ(Ext.hsa_ext_openhsa_native_kernel_destroy(0),
             HSA_STATUS_ERROR_INVALID_ARGUMENT);
 
-  EXPECT_EQ(Ext.hsa_ext_openhsa_agent_dispatch_handler_set(Cpu, 7, nopHandler,
+  EXPECT_EQ(Ext.hsa_ext_openhsa_agent_dispatch_handler_set(Host, 7, nopHandler,
                                                            nullptr),
             HSA_STATUS_SUCCESS);
   EXPECT_EQ(
-      Ext.hsa_ext_openhsa_agent_dispatch_handler_set(Cpu, 7, nullptr, nullptr),
+      Ext.hsa_ext_openhsa_agent_dispatch_handler_set(Host, 7, nullptr, nullptr),
       HSA_STATUS_SUCCESS);
+  // Handlers belong to agent dispatch agents; kernels to kernel agents.
+  EXPECT_EQ(Ext.hsa_ext_openhsa_agent_dispatch_handler_set(Cpu, 7, nopHandler,
+                                                           nullptr),
+            HSA_STATUS_ERROR_INVALID_AGENT);
+  hsa_ext_openhsa_native_kernel_t Native = {
+      [](const void *, const hsa_ext_openhsa_dispatch_context_t *, uint32_t,
+         uint32_t, uint32_t) {},
+      nullptr,
+      0,
+      0,
+      0,
+      16};
+  uint64_t HostObject = 0;
+  EXPECT_EQ(
+      Ext.hsa_ext_openhsa_native_kernel_create(Host, &Native, &HostObject),
+      HSA_STATUS_ERROR_INVALID_AGENT);
   EXPECT_EQ(Ext.hsa_ext_openhsa_agent_dispatch_handler_set(
                 hsa_agent_t{0x1234}, 7, nopHandler, nullptr),
             HSA_STATUS_ERROR_INVALID_AGENT);
