@@ -32,8 +32,11 @@ inline hsa_agent_t cpuAgent() {
   hsa_iterate_agents(
       [](hsa_agent_t A, void *Data) {
         hsa_device_type_t T;
+        uint32_t Feature = 0;
         hsa_agent_get_info(A, HSA_AGENT_INFO_DEVICE, &T);
-        if (T != HSA_DEVICE_TYPE_CPU)
+        hsa_agent_get_info(A, HSA_AGENT_INFO_FEATURE, &Feature);
+        if (T != HSA_DEVICE_TYPE_CPU ||
+            !(Feature & HSA_AGENT_FEATURE_KERNEL_DISPATCH))
           return HSA_STATUS_SUCCESS;
         *static_cast<hsa_agent_t *>(Data) = A;
         return HSA_STATUS_INFO_BREAK;

@@ -9,8 +9,23 @@
 #include "llvm/TargetParser/Triple.h"
 
 #include <cstring>
+#include <unistd.h>
 
 namespace openhsa::cpu {
+
+// The group region reports this alignment (HSA_REGION_INFO_RUNTIME_ALLOC_
+// ALIGNMENT); the work-group scratch must keep it.
+static_assert(WorkGroupScratch::Alignment % Region::GroupSegmentAlignment == 0);
+
+namespace {
+uint64_t ringBudget(const CpuNodeInfo &Node) {
+  uint64_t Memory = Node.LocalMemoryBytes;
+  if (Memory == 0) // Unknown to hwloc: the machine's.
+    Memory =
+        uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
+  return Memory / CpuAgentLimits::RingMemoryShare;
+}
+} // namespace
 
 Registry<KernelDescriptor> &liveKernels() {
   static Registry<KernelDescriptor> Kernels;
@@ -45,7 +60,7 @@ CpuAgent::CpuAgent(const Topology &Topo, const CpuNodeInfo &Node,
       Concurrency(std::max<unsigned>(1, unsigned(Node.ProcessingUnits.size()))),
       // No slot is kept for an application thread: work is enqueued from
       // the packet processor and run by the arena's own workers.
-      Arena(int(Concurrency), 0) {
+      Arena(int(Concurrency), 0), RingBudget(ringBudget(Node)) {
   Arena.initialize();
   if (Topo.isPartitioned())
     ThreadBinder = std::make_unique<Binder>(Arena, Topo, Node);
@@ -87,16 +102,33 @@ CpuAgent::~CpuAgent() {
 
 hsa_status_t CpuAgent::createQueue(const QueueRequest &Request, uint64_t Id,
                                    Queue *&Result) {
-  if (QueueCount.fetch_add(1) >= CpuAgentLimits::QueuesMax) {
-    QueueCount.fetch_sub(1);
+  // Kernel dispatch and barrier packets; agent dispatch packets go to the
+  // node's agent dispatch agent.
+  return createNodeQueue(*this, Request, Id, HSA_QUEUE_FEATURE_KERNEL_DISPATCH,
+                         Quota, Result);
+}
+
+void CpuAgent::destroyQueue(Queue *Q) { destroyNodeQueue(Q, Quota); }
+
+hsa_status_t CpuAgent::createNodeQueue(const Agent &Owner,
+                                       const QueueRequest &Request, uint64_t Id,
+                                       uint32_t Features, QueueQuota &Quota,
+                                       Queue *&Result) {
+  if (Quota.Count.fetch_add(1) >= CpuAgentLimits::QueuesMax) {
+    Quota.Count.fetch_sub(1);
+    return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  }
+  const uint64_t Bytes = uint64_t(Request.Size) * 64;
+  if (RingBytes.fetch_add(Bytes) + Bytes > RingBudget) {
+    RingBytes.fetch_sub(Bytes);
+    Quota.Count.fetch_sub(1);
     return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   }
   Queue::Config C;
-  C.Owner = this;
+  C.Owner = &Owner;
   C.Size = Request.Size;
   C.Type = Request.Type;
-  C.Features =
-      HSA_QUEUE_FEATURE_KERNEL_DISPATCH | HSA_QUEUE_FEATURE_AGENT_DISPATCH;
+  C.Features = Features;
   C.Callback = Request.Callback;
   C.CallbackData = Request.CallbackData;
   C.PrivateSegmentSizeHint = Request.PrivateSegmentSize;
@@ -113,7 +145,8 @@ hsa_status_t CpuAgent::createQueue(const QueueRequest &Request, uint64_t Id,
   C.RingCtx = this;
   std::unique_ptr<Queue> Q = Queue::create(C, Id);
   if (!Q) {
-    QueueCount.fetch_sub(1);
+    RingBytes.fetch_sub(Bytes);
+    Quota.Count.fetch_sub(1);
     return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   }
   Processor->attach(*Q);
@@ -121,10 +154,12 @@ hsa_status_t CpuAgent::createQueue(const QueueRequest &Request, uint64_t Id,
   return HSA_STATUS_SUCCESS;
 }
 
-void CpuAgent::destroyQueue(Queue *Q) {
+void CpuAgent::destroyNodeQueue(Queue *Q, QueueQuota &Quota) {
   Processor->detach(*Q);
+  const uint64_t Bytes = uint64_t(Q->size()) * 64;
   delete Q;
-  QueueCount.fetch_sub(1);
+  RingBytes.fetch_sub(Bytes);
+  Quota.Count.fetch_sub(1);
 }
 
 hsa_status_t CpuAgent::getInfo(hsa_agent_info_t Attribute, void *Value) const {
@@ -137,8 +172,11 @@ hsa_status_t CpuAgent::getInfo(hsa_agent_info_t Attribute, void *Value) const {
     copyName64(Node.Vendor.empty() ? std::string("CPU") : Node.Vendor, Value);
     break;
   case HSA_AGENT_INFO_FEATURE:
-    *static_cast<hsa_agent_feature_t *>(Value) = hsa_agent_feature_t(
-        HSA_AGENT_FEATURE_KERNEL_DISPATCH | HSA_AGENT_FEATURE_AGENT_DISPATCH);
+    // Kernel dispatch alone, so that programs selecting the kernel agent
+    // with feature == HSA_AGENT_FEATURE_KERNEL_DISPATCH find it; agent
+    // dispatch is the node's AgentDispatchAgent's.
+    *static_cast<hsa_agent_feature_t *>(Value) =
+        HSA_AGENT_FEATURE_KERNEL_DISPATCH;
     break;
   case HSA_AGENT_INFO_MACHINE_MODEL:
     *static_cast<hsa_machine_model_t *>(Value) = I.MachineModel;

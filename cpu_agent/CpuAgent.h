@@ -1,9 +1,11 @@
 //===- cpu_agent/CpuAgent.h - A CPU package or NUMA node agent -*- C++ -*-===//
 //
 // One CpuAgent per CPU package, or per NUMA node where a package has
-// several (runtime/core/Topology.h). It owns a tbb::task_arena sized to its
-// processing units (bound to them where agents partition the machine), the
-// packet processor that services its queues, and its memory regions.
+// several (runtime/core/Topology.h): the node's kernel agent. It owns a
+// tbb::task_arena sized to its processing units (bound to them where agents
+// partition the machine), the packet processor that services its queues and
+// those of the node's agent dispatch agent (AgentDispatchAgent.h), and its
+// memory regions.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OPENHSA_CPU_AGENT_CPUAGENT_H
@@ -31,8 +33,14 @@ struct CpuAgentLimits {
   static constexpr uint32_t GridMaxSize = UINT32_MAX;
   static constexpr uint32_t FbarrierMaxSize = 32;
   static constexpr uint32_t QueueMinSize = 16;
-  static constexpr uint32_t QueueMaxSize = 1u << 20;
-  static constexpr uint32_t QueuesMax = 256;
+  // Every slot of a ring is written at creation (its header INVALID), so
+  // each queue commits its whole ring: 128 rings of 8 MiB at most, 1 GiB,
+  // the limits ROCm's GPU agents report. RingMemoryShare caps all rings of
+  // a node's agents together at that share of its memory: beyond it
+  // hsa_queue_create fails with OUT_OF_RESOURCES instead of swapping.
+  static constexpr uint32_t QueueMaxSize = 1u << 17;
+  static constexpr uint32_t QueuesMax = 128;
+  static constexpr uint64_t RingMemoryShare = 8; // 1/8 of node memory.
   static constexpr uint32_t GroupSegmentMax = 64 * 1024;
   static constexpr uint32_t PrivateSegmentMax = 1u << 20; // Per work-item.
 };
@@ -58,7 +66,21 @@ public:
                            Queue *&Result) override;
   void destroyQueue(Queue *Q) override;
 
+  /// Queues an agent of this node may have at once (QueuesMax).
+  struct QueueQuota {
+    std::atomic<uint32_t> Count{0};
+  };
+  /// Creates a queue of Owner (this agent or the node's agent dispatch
+  /// agent) serviced by this node's packet processor, accepting the packets
+  /// of Features (HSA_QUEUE_FEATURE_*) and barriers, counted against Quota
+  /// and against the node's ring memory budget.
+  hsa_status_t createNodeQueue(const Agent &Owner, const QueueRequest &Request,
+                               uint64_t Id, uint32_t Features,
+                               QueueQuota &Quota, Queue *&Result);
+  void destroyNodeQueue(Queue *Q, QueueQuota &Quota);
+
   const CpuNodeInfo &node() const { return Node; }
+  /// The handlers of the node's agent dispatch agent.
   AgentDispatchTable &agentDispatchTable() { return AgentDispatch; }
   /// Worker threads the agent runs work-groups on.
   unsigned concurrency() const { return Concurrency; }
@@ -87,7 +109,9 @@ private:
   tbb::task_arena Arena;
   std::unique_ptr<Binder> ThreadBinder;
   std::unique_ptr<PacketProcessor> Processor;
-  std::atomic<uint32_t> QueueCount{0};
+  QueueQuota Quota;
+  const uint64_t RingBudget; // Bytes all rings of the node may commit.
+  std::atomic<uint64_t> RingBytes{0};
 };
 
 } // namespace openhsa::cpu

@@ -200,6 +200,18 @@ bool PacketProcessor::processQueue(QueueState &S) {
         S.InFlight.load(std::memory_order_acquire) != 0)
       break; // Earlier packets must complete first.
 
+    // A queue takes the dispatch packets of its features (those of its
+    // agent: kernel dispatch on a kernel agent, agent dispatch on an agent
+    // dispatch agent) and barriers.
+    const uint32_t Features = Q.config().Features;
+    if ((Type == HSA_PACKET_TYPE_KERNEL_DISPATCH &&
+         !(Features & HSA_QUEUE_FEATURE_KERNEL_DISPATCH)) ||
+        (Type == HSA_PACKET_TYPE_AGENT_DISPATCH &&
+         !(Features & HSA_QUEUE_FEATURE_AGENT_DISPATCH))) {
+      Q.reportError(HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+      return true;
+    }
+
     Outcome O;
     switch (Type) {
     case HSA_PACKET_TYPE_KERNEL_DISPATCH:
@@ -251,13 +263,24 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
   const unsigned Dims =
       (P.setup >> HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS) &
       ((1u << HSA_KERNEL_DISPATCH_PACKET_SETUP_WIDTH_DIMENSIONS) - 1);
+  // 0 dimensions (or 4 and more, whose bits read as 0 in the two-bit field)
+  // are INCOMPATIBLE_ARGUMENTS: the 1.2 text only says "valid values are 1,
+  // 2, or 3" and names no status, and the HSA Foundation conformance suite
+  // (async_invalid_dimensions) expects this one.
   if (Dims < 1 || Dims > 3)
-    return Fail(HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+    return Fail(HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS);
   const uint32_t Grid[3] = {P.grid_size_x, P.grid_size_y, P.grid_size_z};
   const uint32_t Wg[3] = {P.workgroup_size_x, P.workgroup_size_y,
                           P.workgroup_size_z};
+  // A grid or work-group size of 0 in a used dimension makes an empty grid:
+  // the packet completes without running a work-item (what the HSA
+  // Foundation's conformance suite, aql_zero_wg_size, expects). Nothing of
+  // the geometry matters then, the unused dimensions included.
+  bool Empty = false;
+  for (unsigned D = 0; D < Dims; ++D)
+    Empty |= Grid[D] == 0 || Wg[D] == 0;
   uint64_t WgItems = 1;
-  for (unsigned D = 0; D < 3; ++D) {
+  for (unsigned D = 0; D < 3 && !Empty; ++D) {
     if (Grid[D] == 0 || Wg[D] == 0)
       return Fail(HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
     if (D >= Dims && (Grid[D] != 1 || Wg[D] != 1))
@@ -280,6 +303,11 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
   if (P.completion_signal.handle &&
       !liveSignals().contains(Signal::fromHandle(P.completion_signal)))
     return Fail(HSA_STATUS_ERROR_INVALID_SIGNAL);
+  if (Empty) {
+    acquireFence(P.header);
+    complete(P.completion_signal, P.header);
+    return Outcome::Consumed;
+  }
   if (K->KernargSegmentSize != 0 && !P.kernarg_address)
     return Fail(HSA_STATUS_ERROR_INVALID_ARGUMENT);
 

@@ -1,8 +1,10 @@
 //===- cpu_agent/PacketProcessor.h - AQL packet processing on the CPU -*- C++
 //-*-===//
 //
-// One thread per CPU agent services all of the agent's queues (HSA System
-// Architecture 2.8, AQL). For each queue it launches packets in order,
+// One thread per CPU node services all queues of the node's kernel agent
+// and of its agent dispatch agent (HSA System Architecture 2.8, AQL); a
+// queue takes the dispatch packets of its features and barriers. For each
+// queue it launches packets in order,
 // honouring the barrier bit (wait for earlier packets to complete) and
 // barrier-AND/OR dependencies; a launched packet's slot goes back to
 // INVALID and the read index moves on at once, so producers can reuse it

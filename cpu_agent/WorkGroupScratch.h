@@ -24,13 +24,16 @@ public:
 
   unsigned slots() const { return unsigned(Buffers.size()); }
 
-  /// At least Bytes of 64-byte aligned memory for Slot; null when out of
+  /// Alignment of every buffer (the group segment base of a dispatch).
+  static constexpr size_t Alignment = 64;
+
+  /// At least Bytes of Alignment-aligned memory for Slot; null when out of
   /// memory. Valid until the next call for the same slot.
   void *get(unsigned Slot, size_t Bytes) {
     Buffer &B = Buffers[Slot];
     if (B.Capacity < Bytes) {
       size_t NewCapacity = (Bytes + 4095) & ~size_t(4095);
-      void *P = std::aligned_alloc(64, NewCapacity);
+      void *P = std::aligned_alloc(Alignment, NewCapacity);
       if (!P)
         return nullptr;
       B.Memory.reset(P);

@@ -1,6 +1,7 @@
 //===- runtime/Runtime.cpp - The runtime instance behind the C API --------===//
 #include "runtime/Runtime.h"
 
+#include "cpu_agent/AgentDispatchAgent.h"
 #include "cpu_agent/CpuAgent.h"
 #include "cpu_agent/KernelDescriptor.h"
 #include "runtime/CodeObjectStore.h"
@@ -67,9 +68,17 @@ hsa_status_t Runtime::initialize() {
     Workers += Node.ProcessingUnits.size();
   WorkerLimit = std::make_unique<tbb::global_control>(
       tbb::global_control::max_allowed_parallelism, Workers + 1);
+  // Kernel agents first (programs often take the first CPU agent to run
+  // kernels), then each node's agent dispatch agent (README: Agents).
   unsigned Ordinal = 0;
-  for (const CpuNodeInfo &Node : Topo->nodes())
-    Agents.push_back(std::make_unique<cpu::CpuAgent>(*Topo, Node, Ordinal++));
+  std::vector<cpu::CpuAgent *> KernelAgents;
+  for (const CpuNodeInfo &Node : Topo->nodes()) {
+    auto A = std::make_unique<cpu::CpuAgent>(*Topo, Node, Ordinal++);
+    KernelAgents.push_back(A.get());
+    Agents.push_back(std::move(A));
+  }
+  for (cpu::CpuAgent *Kernel : KernelAgents)
+    Agents.push_back(std::make_unique<cpu::AgentDispatchAgent>(*Kernel, *Topo));
   CodeObjects = std::make_unique<CodeObjectStore>();
   return HSA_STATUS_SUCCESS;
 }
@@ -88,7 +97,10 @@ Runtime::~Runtime() {
   for (auto &[Ptr, A] : Allocations)
     A.Home->free(const_cast<char *>(Ptr), A.Size);
   Allocations.clear();
-  Agents.clear();
+  // Agent dispatch agents before the kernel agents whose processors they
+  // share.
+  while (!Agents.empty())
+    Agents.pop_back();
   for (auto &[Ptr, S] : Signals)
     liveSignals().remove(Ptr);
   Signals.clear();

@@ -1,11 +1,14 @@
 /*
  * native_dispatch: the HSA dispatch path end to end without the finalizer.
  *
- * Finds the CPU agent, registers a native work-group function through the
- * openhsa vendor extension, writes a kernel dispatch packet into a queue,
- * rings the doorbell and waits on the completion signal - the same steps
- * an HSA program takes with a finalized HSAIL kernel. The kernel adds two
- * vectors; the host checks every element.
+ * Finds the kernel agent (feature == HSA_AGENT_FEATURE_KERNEL_DISPATCH, as
+ * programs written for ROCm do), registers a native work-group function
+ * through the openhsa vendor extension, writes a kernel dispatch packet
+ * into a queue, rings the doorbell and waits on the completion signal - the
+ * same steps an HSA program takes with a finalized HSAIL kernel. The kernel
+ * adds two vectors. The check runs as an agent dispatch packet on the
+ * node's agent dispatch agent (feature HSA_AGENT_FEATURE_AGENT_DISPATCH),
+ * whose handler counts the wrong elements.
  */
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_openhsa.h>
@@ -49,13 +52,36 @@ static void vector_add(const void *kernarg,
     args->c[i] = args->a[i] + args->b[i];
 }
 
-static hsa_status_t find_cpu(hsa_agent_t agent, void *data) {
-  hsa_device_type_t type;
-  CHECK(hsa_agent_get_info(agent, HSA_AGENT_INFO_DEVICE, &type));
-  if (type == HSA_DEVICE_TYPE_CPU) {
-    *(hsa_agent_t *)data = agent;
+/* The first agent whose feature is exactly *(feature *)data. */
+typedef struct {
+  hsa_agent_feature_t feature;
+  hsa_agent_t agent;
+} find_agent_t;
+
+static hsa_status_t find_agent(hsa_agent_t agent, void *data) {
+  find_agent_t *f = (find_agent_t *)data;
+  hsa_agent_feature_t feature;
+  CHECK(hsa_agent_get_info(agent, HSA_AGENT_INFO_FEATURE, &feature));
+  if (feature == f->feature) {
+    f->agent = agent;
     return HSA_STATUS_INFO_BREAK;
   }
+  return HSA_STATUS_SUCCESS;
+}
+
+/* Agent dispatch handler: counts the elements of c that are not a + b
+ * (arg[0] is the args block) into *return_address. */
+enum { CHECK_VECTOR_ADD = 0x8000 };
+static hsa_status_t check_vector_add(uint16_t type, const uint64_t args[4],
+                                     void *return_address, void *data) {
+  (void)type;
+  (void)data;
+  const vector_add_args_t *v = (const vector_add_args_t *)(uintptr_t)args[0];
+  uint32_t errors = 0;
+  for (uint32_t i = 0; i < v->n; ++i)
+    if (v->c[i] != v->a[i] + v->b[i])
+      ++errors;
+  *(uint32_t *)return_address = errors;
   return HSA_STATUS_SUCCESS;
 }
 
@@ -82,11 +108,14 @@ int main(int argc, char **argv) {
   uint32_t n = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 0) : 1u << 24;
   CHECK(hsa_init());
 
-  hsa_agent_t agent = {0};
-  if (hsa_iterate_agents(find_cpu, &agent) != HSA_STATUS_INFO_BREAK) {
-    fprintf(stderr, "no CPU agent\n");
+  find_agent_t kernel_agent = {HSA_AGENT_FEATURE_KERNEL_DISPATCH, {0}};
+  find_agent_t host_agent = {HSA_AGENT_FEATURE_AGENT_DISPATCH, {0}};
+  if (hsa_iterate_agents(find_agent, &kernel_agent) != HSA_STATUS_INFO_BREAK ||
+      hsa_iterate_agents(find_agent, &host_agent) != HSA_STATUS_INFO_BREAK) {
+    fprintf(stderr, "no kernel agent or no agent dispatch agent\n");
     return 1;
   }
+  hsa_agent_t agent = kernel_agent.agent;
   char name[64];
   CHECK(hsa_agent_get_info(agent, HSA_AGENT_INFO_NAME, name));
   hsa_region_t kernarg_region = {0};
@@ -150,10 +179,35 @@ int main(int argc, char **argv) {
     ;
   double elapsed = seconds() - start;
 
-  uint32_t errors = 0;
-  for (uint32_t i = 0; i < n; ++i)
-    if (c[i] != 3.0f * (float)i)
-      ++errors;
+  /* The check, as an agent dispatch packet. */
+  CHECK(ext.hsa_ext_openhsa_agent_dispatch_handler_set(
+      host_agent.agent, CHECK_VECTOR_ADD, check_vector_add, NULL));
+  hsa_queue_t *host_queue;
+  CHECK(hsa_queue_create(host_agent.agent, 16, HSA_QUEUE_TYPE_SINGLE, NULL,
+                         NULL, UINT32_MAX, UINT32_MAX, &host_queue));
+  uint32_t errors = UINT32_MAX;
+  hsa_signal_store_relaxed(done, 1);
+  index = hsa_queue_add_write_index_relaxed(host_queue, 1);
+  hsa_agent_dispatch_packet_t *check =
+      (hsa_agent_dispatch_packet_t *)host_queue->base_address +
+      (index & (host_queue->size - 1));
+  memset((char *)check + 4, 0, sizeof(*check) - 4);
+  check->type = CHECK_VECTOR_ADD;
+  check->return_address = &errors;
+  check->arg[0] = (uint64_t)(uintptr_t)args;
+  check->completion_signal = done;
+  header = (HSA_PACKET_TYPE_AGENT_DISPATCH << HSA_PACKET_HEADER_TYPE) |
+           (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+           (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
+  __atomic_store_n((uint32_t *)check,
+                   header | ((uint32_t)CHECK_VECTOR_ADD << 16),
+                   __ATOMIC_RELEASE);
+  hsa_signal_store_screlease(host_queue->doorbell_signal,
+                             (hsa_signal_value_t)index);
+  while (hsa_signal_wait_scacquire(done, HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX,
+                                   HSA_WAIT_STATE_BLOCKED) != 0)
+    ;
+  CHECK(hsa_queue_destroy(host_queue));
   printf("native_dispatch: vector_add of %u floats on \"%s\": %.3f ms, %s\n", n,
          name, elapsed * 1e3, errors ? "FAILED" : "correct");
 

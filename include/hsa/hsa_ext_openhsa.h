@@ -99,7 +99,9 @@ typedef struct hsa_ext_openhsa_1_pfn_s {
    * unknown kernel object. */
   hsa_status_t (*hsa_ext_openhsa_native_kernel_destroy)(uint64_t kernel_object);
   /* Installs (or with a null handler, removes) the handler of agent
-   * dispatch packets of the given type on a kernel agent. */
+   * dispatch packets of the given type on an agent whose feature is
+   * HSA_AGENT_FEATURE_AGENT_DISPATCH (each CPU node has one beside its
+   * kernel agent); HSA_STATUS_ERROR_INVALID_AGENT for any other agent. */
   hsa_status_t (*hsa_ext_openhsa_agent_dispatch_handler_set)(
       hsa_agent_t agent, uint16_t type,
       hsa_ext_openhsa_agent_dispatch_fn_t handler, void *data);

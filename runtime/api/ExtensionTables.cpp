@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/api/ExtensionTables.h"
 
+#include "cpu_agent/AgentDispatchAgent.h"
 #include "cpu_agent/CpuAgent.h"
 #include "cpu_agent/KernelDescriptor.h"
 #include "hsa/hsa_ext_finalize.h"
@@ -27,7 +28,8 @@ hsa_status_t nativeKernelCreate(hsa_agent_t agent,
   OPENHSA_REQUIRE_RUNTIME(R);
   Agent *A = R->agent(agent);
   OPENHSA_REQUIRE(A, HSA_STATUS_ERROR_INVALID_AGENT);
-  OPENHSA_REQUIRE(A->deviceType() == HSA_DEVICE_TYPE_CPU,
+  // Only the CPU kernel agents run kernels.
+  OPENHSA_REQUIRE(dynamic_cast<cpu::CpuAgent *>(A),
                   HSA_STATUS_ERROR_INVALID_AGENT);
   OPENHSA_REQUIRE(kernel && kernel_object && kernel->workgroup_function,
                   HSA_STATUS_ERROR_INVALID_ARGUMENT);
@@ -63,9 +65,10 @@ agentDispatchHandlerSet(hsa_agent_t agent, uint16_t type,
   OPENHSA_REQUIRE_RUNTIME(R);
   Agent *A = R->agent(agent);
   OPENHSA_REQUIRE(A, HSA_STATUS_ERROR_INVALID_AGENT);
-  auto *Cpu = dynamic_cast<cpu::CpuAgent *>(A);
-  OPENHSA_REQUIRE(Cpu, HSA_STATUS_ERROR_INVALID_AGENT);
-  Cpu->agentDispatchTable().set(type, handler, data);
+  // Agent dispatch packets are served by the agent dispatch agents.
+  auto *Host = dynamic_cast<cpu::AgentDispatchAgent *>(A);
+  OPENHSA_REQUIRE(Host, HSA_STATUS_ERROR_INVALID_AGENT);
+  Host->agentDispatchTable().set(type, handler, data);
   return HSA_STATUS_SUCCESS;
 }
 

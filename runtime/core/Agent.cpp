@@ -88,7 +88,11 @@ hsa_status_t Region::getInfo(hsa_region_info_t Attribute, void *Value) const {
     *static_cast<size_t *>(Value) = isAllocatable() ? Granule : 0;
     break;
   case HSA_REGION_INFO_RUNTIME_ALLOC_ALIGNMENT:
-    *static_cast<size_t *>(Value) = isAllocatable() ? Granule : 0;
+    // Only defined for allocatable regions, but "must be a power of 2"
+    // (HSA Runtime 2.7.1), and programs check it on every region: the group
+    // region answers the alignment its segment base really has.
+    *static_cast<size_t *>(Value) =
+        isAllocatable() ? Granule : GroupSegmentAlignment;
     break;
   default:
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;

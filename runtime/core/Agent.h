@@ -52,6 +52,10 @@ public:
 
   /// Allocation granule and alignment of hsa_memory_allocate.
   static constexpr size_t Granule = 4096;
+  /// Alignment of a dispatch's group segment base, which agents guarantee
+  /// (the CPU agent's work-group scratch is cache-line aligned). Reported as
+  /// the group region's HSA_REGION_INFO_RUNTIME_ALLOC_ALIGNMENT.
+  static constexpr size_t GroupSegmentAlignment = 64;
   /// Largest single allocation.
   uint64_t maxAllocation() const { return Size; }
 

@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <new>
 
 namespace openhsa {
 
@@ -15,7 +16,10 @@ const size_t Queue::ReadIndexOffset = offsetof(Queue, ReadIndex);
 #pragma GCC diagnostic pop
 
 std::unique_ptr<Queue> Queue::create(const Config &C, uint64_t Id) {
-  std::unique_ptr<Queue> Q(new Queue(C));
+  // Out of memory is an answer here (OUT_OF_RESOURCES), not an exception.
+  std::unique_ptr<Queue> Q(new (std::nothrow) Queue(C));
+  if (!Q)
+    return nullptr;
   const size_t Bytes = size_t(C.Size) * 64;
   void *Ring = C.AllocateRing ? C.AllocateRing(Bytes, C.RingCtx)
                               : std::aligned_alloc(64, Bytes);
@@ -28,6 +32,7 @@ std::unique_ptr<Queue> Queue::create(const Config &C, uint64_t Id) {
     std::memset(Header, 0, 64);
     *Header = HSA_PACKET_TYPE_INVALID << HSA_PACKET_HEADER_TYPE;
   }
+  Q->Abi.base_address = Ring; // Freed with the queue from here on.
   Q->Abi.type = C.Type;
   Q->Abi.features = C.Features;
   Q->Abi.base_address = Ring;
@@ -36,7 +41,9 @@ std::unique_ptr<Queue> Queue::create(const Config &C, uint64_t Id) {
   if (C.ExternalDoorbell) {
     Q->Doorbell = C.ExternalDoorbell;
   } else {
-    Q->OwnDoorbell = std::make_unique<Signal>(0);
+    Q->OwnDoorbell.reset(new (std::nothrow) Signal(0));
+    if (!Q->OwnDoorbell)
+      return nullptr;
     Q->Doorbell = Q->OwnDoorbell.get();
   }
   Q->Abi.doorbell_signal = Q->Doorbell->handle();

@@ -84,9 +84,7 @@ bool spinThenBlock(PollFn Poll, const Signal *const *Signals, size_t Count,
   if (Poll())
     return true;
   const uint64_t Start = monotonicNanoseconds();
-  const uint64_t TimeoutNs = TimeoutTicks >= UINT64_MAX / NanosecondsPerTick
-                                 ? UINT64_MAX
-                                 : TimeoutTicks * NanosecondsPerTick;
+  const uint64_t TimeoutNs = ticksToNanoseconds(TimeoutTicks);
   const uint64_t SpinNs = std::min(spinBudgetNs(Hint), TimeoutNs);
   for (unsigned Iter = 1;; ++Iter) {
     if (Poll())

@@ -76,13 +76,15 @@ protected:
         __ATOMIC_RELEASE);
     hsa_signal_store_screlease(Q->doorbell_signal, 0);
     // Either the kernel completes or the queue reports an error; poll both
-    // (10 ms waits, 100 MHz ticks), at most 10 s for a broken runtime.
+    // (10 ms waits), at most 10 s for a broken runtime.
+    uint64_t Frequency = 0;
+    hsa_system_get_info(HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY, &Frequency);
     bool Completed = false;
     for (int I = 0; I < 1000 && !Completed && Seen.load() == HSA_STATUS_SUCCESS;
          ++I)
-      Completed =
-          hsa_signal_wait_scacquire(Done, HSA_SIGNAL_CONDITION_EQ, 0, 1'000'000,
-                                    HSA_WAIT_STATE_BLOCKED) == 0;
+      Completed = hsa_signal_wait_scacquire(Done, HSA_SIGNAL_CONDITION_EQ, 0,
+                                            Frequency / 100,
+                                            HSA_WAIT_STATE_BLOCKED) == 0;
     hsa_signal_destroy(Done);
     hsa_memory_free(Args);
     hsa_queue_destroy(Q);

@@ -389,12 +389,17 @@ TEST_F(EndToEnd, DISABLED_ChildLoadsCodeObjectFromFile) {
 
 namespace {
 
-/// Collects every CPU agent.
+/// Collects every CPU kernel agent (not the agent dispatch agents).
 hsa_status_t collectCpus(hsa_agent_t A, void *Data) {
   hsa_device_type_t Type;
-  if (hsa_agent_get_info(A, HSA_AGENT_INFO_DEVICE, &Type) != HSA_STATUS_SUCCESS)
+  uint32_t Feature = 0;
+  if (hsa_agent_get_info(A, HSA_AGENT_INFO_DEVICE, &Type) !=
+          HSA_STATUS_SUCCESS ||
+      hsa_agent_get_info(A, HSA_AGENT_INFO_FEATURE, &Feature) !=
+          HSA_STATUS_SUCCESS)
     return HSA_STATUS_ERROR;
-  if (Type == HSA_DEVICE_TYPE_CPU)
+  if (Type == HSA_DEVICE_TYPE_CPU &&
+      (Feature & HSA_AGENT_FEATURE_KERNEL_DISPATCH))
     static_cast<std::vector<hsa_agent_t> *>(Data)->push_back(A);
   return HSA_STATUS_SUCCESS;
 }

@@ -188,11 +188,17 @@ int runChild(const std::vector<std::string> &Args, const char *EnvName,
 
 namespace {
 
+/// The CPU kernel agent.
 hsa_status_t findCpu(hsa_agent_t A, void *Data) {
   hsa_device_type_t Type;
-  if (hsa_agent_get_info(A, HSA_AGENT_INFO_DEVICE, &Type) != HSA_STATUS_SUCCESS)
+  uint32_t Feature = 0;
+  if (hsa_agent_get_info(A, HSA_AGENT_INFO_DEVICE, &Type) !=
+          HSA_STATUS_SUCCESS ||
+      hsa_agent_get_info(A, HSA_AGENT_INFO_FEATURE, &Feature) !=
+          HSA_STATUS_SUCCESS)
     return HSA_STATUS_ERROR;
-  if (Type != HSA_DEVICE_TYPE_CPU)
+  if (Type != HSA_DEVICE_TYPE_CPU ||
+      !(Feature & HSA_AGENT_FEATURE_KERNEL_DISPATCH))
     return HSA_STATUS_SUCCESS;
   *static_cast<hsa_agent_t *>(Data) = A;
   return HSA_STATUS_INFO_BREAK;
@@ -354,10 +360,12 @@ bool ExecTest::dispatch(hsa_executable_symbol_t Kernel, const void *Args,
   hsa_signal_store_screlease(Queue->doorbell_signal, hsa_signal_value_t(Index));
 
   bool Completed = false;
+  uint64_t Frequency = 0; // Ticks per second: each wait lasts at most 1 s.
+  hsa_system_get_info(HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY, &Frequency);
   const auto Deadline =
       std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < Deadline) {
-    if (hsa_signal_wait_scacquire(Done, HSA_SIGNAL_CONDITION_EQ, 0, 100000000,
+    if (hsa_signal_wait_scacquire(Done, HSA_SIGNAL_CONDITION_EQ, 0, Frequency,
                                   HSA_WAIT_STATE_BLOCKED) == 0) {
       Completed = true;
       break;

@@ -83,6 +83,119 @@ TEST_F(Agent, Iterate) {
             HSA_STATUS_ERROR_INVALID_ARGUMENT);
 }
 
+/// The first agent whose feature is exactly Data's, ROCm programs' way of
+/// picking "the kernel agent".
+struct ByFeature {
+  uint32_t Feature;
+  hsa_agent_t Found{0};
+};
+hsa_status_t findByFeatureEquality(hsa_agent_t A, void *Data) {
+  auto *F = static_cast<ByFeature *>(Data);
+  uint32_t Feature = 0;
+  if (hsa_agent_get_info(A, HSA_AGENT_INFO_FEATURE, &Feature) !=
+      HSA_STATUS_SUCCESS)
+    return HSA_STATUS_ERROR;
+  if (Feature != F->Feature)
+    return HSA_STATUS_SUCCESS;
+  F->Found = A;
+  return HSA_STATUS_INFO_BREAK;
+}
+
+void countWorkGroup(const void *Kernarg,
+                    const hsa_ext_openhsa_dispatch_context_t *, uint32_t,
+                    uint32_t, uint32_t) {
+  std::atomic_ref<uint32_t>(**static_cast<uint32_t *const *>(Kernarg))
+      .fetch_add(1);
+}
+
+// HSA Runtime 2.3.2 (hsa_agent_feature_t): programs written against ROCm
+// GPU agents select the kernel agent with feature ==
+// HSA_AGENT_FEATURE_KERNEL_DISPATCH. They find the CPU kernel agent (the
+// first agent), which has an ISA and runs kernels from its queues.
+TEST_F(Agent, SelectingTheKernelAgentByEquality) {
+  ByFeature Kernel{HSA_AGENT_FEATURE_KERNEL_DISPATCH};
+  ASSERT_EQ(hsa_iterate_agents(findByFeatureEquality, &Kernel),
+            HSA_STATUS_INFO_BREAK)
+      << "no agent reports exactly HSA_AGENT_FEATURE_KERNEL_DISPATCH";
+  EXPECT_EQ(Kernel.Found.handle, Cpu.handle);
+  EXPECT_EQ(agentInfo<hsa_device_type_t>(Kernel.Found, HSA_AGENT_INFO_DEVICE),
+            HSA_DEVICE_TYPE_CPU);
+  EXPECT_NE(agentInfo<hsa_isa_t>(Kernel.Found, HSA_AGENT_INFO_ISA).handle, 0u);
+
+  uint32_t Groups = 0;
+  auto *Args = allocKernarg<uint32_t *>();
+  *Args = &Groups;
+  hsa_ext_openhsa_native_kernel_t Native = {countWorkGroup,     nullptr, 0, 0,
+                                            sizeof(uint32_t *), 16};
+  uint64_t K = 0;
+  ASSERT_EQ(Ext.hsa_ext_openhsa_native_kernel_create(Kernel.Found, &Native, &K),
+            HSA_STATUS_SUCCESS);
+  hsa_queue_t *Q = makeQueue(16, nullptr, HSA_QUEUE_TYPE_MULTI, Kernel.Found);
+  ASSERT_NE(Q, nullptr);
+  hsa_signal_t Done = makeSignal(1);
+  auto P = dispatchPacket(K, Args, 1, {64, 1, 1}, {8, 1, 1}, Done);
+  submitPacket(Q, &P, packetHeader(HSA_PACKET_TYPE_KERNEL_DISPATCH));
+  EXPECT_EQ(waitUntil(Done, HSA_SIGNAL_CONDITION_EQ, 0), 0);
+  EXPECT_EQ(Groups, 8u);
+  EXPECT_EQ(hsa_queue_destroy(Q), HSA_STATUS_SUCCESS);
+}
+
+// HSA Runtime 2.3.2: each CPU node has a kernel agent (feature
+// KERNEL_DISPATCH alone) and an agent dispatch agent (AGENT_DISPATCH alone)
+// on the same node; the latter is a CPU agent with global memory, caches
+// and queues of agent dispatch packets, no ISA and no group memory.
+TEST_F(Agent, EachNodeHasAKernelAgentAndAnAgentDispatchAgent) {
+  AgentList All;
+  ASSERT_EQ(hsa_iterate_agents(collectAgent, &All), HSA_STATUS_SUCCESS);
+  std::map<uint32_t, std::pair<int, int>> PerNode; // Kernel, agent dispatch.
+  for (hsa_agent_t A : All.Agents) {
+    if (agentInfo<hsa_device_type_t>(A, HSA_AGENT_INFO_DEVICE) !=
+        HSA_DEVICE_TYPE_CPU)
+      continue;
+    const uint32_t Feature = agentInfo<uint32_t>(A, HSA_AGENT_INFO_FEATURE);
+    const uint32_t Node = agentInfo<uint32_t>(A, HSA_AGENT_INFO_NODE);
+    if (Feature == HSA_AGENT_FEATURE_KERNEL_DISPATCH) {
+      ++PerNode[Node].first;
+      continue;
+    }
+    ASSERT_EQ(Feature, uint32_t(HSA_AGENT_FEATURE_AGENT_DISPATCH));
+    ++PerNode[Node].second;
+    EXPECT_EQ(agentInfo<hsa_isa_t>(A, HSA_AGENT_INFO_ISA).handle, 0u);
+    int Isas = 0;
+    EXPECT_EQ(hsa_agent_iterate_isas(
+                  A,
+                  [](hsa_isa_t, void *N) {
+                    ++*static_cast<int *>(N);
+                    return HSA_STATUS_SUCCESS;
+                  },
+                  &Isas),
+              HSA_STATUS_SUCCESS);
+    EXPECT_EQ(Isas, 0);
+    AgentRegions Mine;
+    EXPECT_EQ(hsa_agent_iterate_regions(A, classifyRegion, &Mine),
+              HSA_STATUS_SUCCESS);
+    EXPECT_NE(Mine.Fine.handle, 0u);
+    EXPECT_NE(Mine.Coarse.handle, 0u);
+    EXPECT_EQ(Mine.Group.handle, 0u);
+    void *P = nullptr;
+    EXPECT_EQ(hsa_memory_allocate(Mine.Fine, 100, &P), HSA_STATUS_SUCCESS);
+    EXPECT_EQ(hsa_memory_free(P), HSA_STATUS_SUCCESS);
+    hsa_queue_t *Q = nullptr;
+    ASSERT_EQ(hsa_queue_create(A, 16, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr,
+                               UINT32_MAX, UINT32_MAX, &Q),
+              HSA_STATUS_SUCCESS);
+    EXPECT_EQ(Q->features, uint32_t(HSA_QUEUE_FEATURE_AGENT_DISPATCH));
+    EXPECT_EQ(hsa_queue_destroy(Q), HSA_STATUS_SUCCESS);
+  }
+  ASSERT_FALSE(PerNode.empty());
+  for (const auto &[Node, Count] : PerNode) {
+    EXPECT_EQ(Count.first, 1) << "kernel agents of node " << Node;
+    EXPECT_EQ(Count.second, 1) << "agent dispatch agents of node " << Node;
+  }
+  EXPECT_EQ(agentInfo<uint32_t>(Host, HSA_AGENT_INFO_NODE),
+            agentInfo<uint32_t>(Cpu, HSA_AGENT_INFO_NODE));
+}
+
 // HSA Runtime 2.3.2: every hsa_agent_info_t attribute of the CPU agent,
 // with its type and values consistent with one another.
 TEST_F(Agent, EveryAttributeOfTheCpuAgent) {
@@ -91,8 +204,8 @@ TEST_F(Agent, EveryAttributeOfTheCpuAgent) {
   expectName64(agentInfo<Name>(Cpu, HSA_AGENT_INFO_VENDOR_NAME), "VENDOR_NAME");
 
   const uint32_t Feature = agentInfo<uint32_t>(Cpu, HSA_AGENT_INFO_FEATURE);
-  EXPECT_EQ(Feature, uint32_t(HSA_AGENT_FEATURE_KERNEL_DISPATCH |
-                              HSA_AGENT_FEATURE_AGENT_DISPATCH));
+  // Kernel dispatch only: agent dispatch is the agent dispatch agent's.
+  EXPECT_EQ(Feature, uint32_t(HSA_AGENT_FEATURE_KERNEL_DISPATCH));
   EXPECT_EQ(agentInfo<hsa_machine_model_t>(Cpu, HSA_AGENT_INFO_MACHINE_MODEL),
             HSA_MACHINE_MODEL_LARGE);
   EXPECT_EQ(agentInfo<hsa_profile_t>(Cpu, HSA_AGENT_INFO_PROFILE),

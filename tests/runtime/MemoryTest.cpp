@@ -117,6 +117,37 @@ TEST_F(Memory, EveryRegionAttribute) {
       HSA_REGION_SEGMENT_GROUP);
 }
 
+hsa_status_t collectAgent(hsa_agent_t A, void *Data) {
+  static_cast<std::vector<hsa_agent_t> *>(Data)->push_back(A);
+  return HSA_STATUS_SUCCESS;
+}
+
+// HSA Runtime 2.7.1 (HSA_REGION_INFO_RUNTIME_ALLOC_ALIGNMENT): "must be a
+// power of 2". Only defined where runtime allocation is allowed, but
+// programs (the HSA Foundation conformance suite) check every region of
+// every agent, so the group region answers one too.
+TEST_F(Memory, EveryRegionAlignmentIsPowerOfTwo) {
+  std::vector<hsa_agent_t> Agents;
+  ASSERT_EQ(hsa_iterate_agents(collectAgent, &Agents), HSA_STATUS_SUCCESS);
+  size_t Checked = 0, NotAllocatable = 0;
+  for (hsa_agent_t A : Agents) {
+    std::vector<hsa_region_t> All;
+    ASSERT_EQ(hsa_agent_iterate_regions(A, collectRegion, &All),
+              HSA_STATUS_SUCCESS);
+    for (hsa_region_t R : All) {
+      SCOPED_TRACE(R.handle);
+      const size_t Alignment =
+          regionInfo<size_t>(R, HSA_REGION_INFO_RUNTIME_ALLOC_ALIGNMENT);
+      EXPECT_TRUE(isPowerOfTwo(Alignment)) << Alignment;
+      NotAllocatable +=
+          !regionInfo<bool>(R, HSA_REGION_INFO_RUNTIME_ALLOC_ALLOWED);
+      ++Checked;
+    }
+  }
+  EXPECT_GT(Checked, 0u);
+  EXPECT_GT(NotAllocatable, 0u) << "the group region was not checked";
+}
+
 // HSA Runtime 2.7.1: error paths of hsa_region_get_info.
 TEST_F(Memory, RegionInfoErrors) {
   size_t Value = 0;

@@ -7,6 +7,10 @@
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <fstream>
 #include <set>
 #include <string>
 
@@ -41,8 +45,8 @@ TEST_F(Queue, CreateAndFields) {
                 HSA_STATUS_SUCCESS);
       ASSERT_NE(Q, nullptr);
       EXPECT_EQ(Q->type, Type);
-      EXPECT_EQ(Q->features, uint32_t(HSA_QUEUE_FEATURE_KERNEL_DISPATCH |
-                                      HSA_QUEUE_FEATURE_AGENT_DISPATCH));
+      // The kernel agent's queues: kernel dispatch (and barrier) packets.
+      EXPECT_EQ(Q->features, uint32_t(HSA_QUEUE_FEATURE_KERNEL_DISPATCH));
       ASSERT_NE(Q->base_address, nullptr);
       EXPECT_EQ(reinterpret_cast<uintptr_t>(Q->base_address) % 64, 0u)
           << "the ring is aligned to the packet size";
@@ -149,6 +153,100 @@ TEST_F(Queue, QueuesMax) {
   Queues.push_back(Extra);
   for (hsa_queue_t *Q : Queues)
     EXPECT_EQ(hsa_queue_destroy(Q), HSA_STATUS_SUCCESS);
+}
+
+// HSA Runtime 2.8.1: creating HSA_AGENT_INFO_QUEUES_MAX queues of
+// HSA_AGENT_INFO_QUEUE_MAX_SIZE (a conformance test does) is quick and
+// commits at most an eighth of the machine's memory: every queue is either
+// created or refused with OUT_OF_RESOURCES, after which none is created.
+// With 256 rings of 64 MiB (16 GiB) the machine swapped for minutes.
+TEST_F(Queue, MaxSizeQueuesUpToTheLimit) {
+  const uint32_t Max = agentU32(Cpu, HSA_AGENT_INFO_QUEUES_MAX);
+  const uint32_t MaxSize = agentU32(Cpu, HSA_AGENT_INFO_QUEUE_MAX_SIZE);
+  const uint64_t Physical =
+      uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
+  const auto Start = std::chrono::steady_clock::now();
+  std::vector<hsa_queue_t *> Queues;
+  bool Refused = false;
+  for (uint32_t I = 0; I < Max; ++I) {
+    hsa_queue_t *Q = nullptr;
+    const hsa_status_t S =
+        hsa_queue_create(Cpu, MaxSize, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr,
+                         UINT32_MAX, UINT32_MAX, &Q);
+    if (S == HSA_STATUS_SUCCESS) {
+      ASSERT_FALSE(Refused) << "queue " << I << " created after a refusal";
+      ASSERT_EQ(Q->size, MaxSize);
+      // The ring is usable: first and last slots INVALID.
+      const auto *Headers = static_cast<const uint16_t *>(Q->base_address);
+      EXPECT_EQ(Headers[0] & 0xff, HSA_PACKET_TYPE_INVALID);
+      EXPECT_EQ(Headers[size_t(MaxSize - 1) * 32] & 0xff,
+                HSA_PACKET_TYPE_INVALID);
+      Queues.push_back(Q);
+    } else {
+      ASSERT_EQ(S, HSA_STATUS_ERROR_OUT_OF_RESOURCES) << "queue " << I;
+      Refused = true;
+    }
+  }
+  const auto Created = std::chrono::steady_clock::now();
+  EXPECT_GT(Queues.size(), 0u);
+  EXPECT_LE(uint64_t(Queues.size()) * MaxSize * 64, Physical / 8)
+      << Queues.size() << " rings of " << MaxSize << " packets";
+  for (hsa_queue_t *Q : Queues)
+    EXPECT_EQ(hsa_queue_destroy(Q), HSA_STATUS_SUCCESS);
+  // Generous: 1 GiB of rings is written in well under a second on the 2-core
+  // development VM.
+  EXPECT_LT(Created - Start, 20s);
+  EXPECT_LT(std::chrono::steady_clock::now() - Created, 10s);
+  // Destroyed queues give their memory back to the budget.
+  hsa_queue_t *Q = nullptr;
+  ASSERT_EQ(hsa_queue_create(Cpu, MaxSize, HSA_QUEUE_TYPE_MULTI, nullptr,
+                             nullptr, UINT32_MAX, UINT32_MAX, &Q),
+            HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_queue_destroy(Q), HSA_STATUS_SUCCESS);
+}
+
+// HSA Runtime 2.8.1: a queue whose ring cannot be allocated fails with
+// HSA_STATUS_ERROR_OUT_OF_RESOURCES (the process carries on). The address
+// space is capped just above what the process uses, for the one call.
+TEST_F(Queue, RingAllocationFailureIsOutOfResources) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer's allocator aborts under RLIMIT_AS";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  GTEST_SKIP() << "AddressSanitizer's allocator aborts under RLIMIT_AS";
+#endif
+#endif
+  const uint32_t MaxSize = agentU32(Cpu, HSA_AGENT_INFO_QUEUE_MAX_SIZE);
+  ASSERT_GE(uint64_t(MaxSize) * 64, uint64_t(4) << 20);
+  uint64_t VmPages = 0;
+  std::ifstream("/proc/self/statm") >> VmPages;
+  ASSERT_GT(VmPages, 0u);
+  rlimit Old{};
+  ASSERT_EQ(getrlimit(RLIMIT_AS, &Old), 0);
+  // Room for the small allocations of hsa_queue_create, not for the ring.
+  rlimit Tight = Old;
+  Tight.rlim_cur = VmPages * uint64_t(sysconf(_SC_PAGESIZE)) + (1u << 20);
+  ASSERT_EQ(setrlimit(RLIMIT_AS, &Tight), 0);
+  hsa_queue_t *Q = reinterpret_cast<hsa_queue_t *>(0x1);
+  const hsa_status_t S =
+      hsa_queue_create(Cpu, MaxSize, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr,
+                       UINT32_MAX, UINT32_MAX, &Q);
+  ASSERT_EQ(setrlimit(RLIMIT_AS, &Old), 0);
+  EXPECT_EQ(S, HSA_STATUS_ERROR_OUT_OF_RESOURCES);
+  EXPECT_EQ(Q, reinterpret_cast<hsa_queue_t *>(0x1));
+  // Nothing leaked: the agent's full count of queues is still available.
+  const uint32_t Max = agentU32(Cpu, HSA_AGENT_INFO_QUEUES_MAX);
+  std::vector<hsa_queue_t *> Queues;
+  for (uint32_t I = 0; I < Max; ++I) {
+    hsa_queue_t *Small = nullptr;
+    ASSERT_EQ(hsa_queue_create(Cpu, 16, HSA_QUEUE_TYPE_SINGLE, nullptr, nullptr,
+                               UINT32_MAX, UINT32_MAX, &Small),
+              HSA_STATUS_SUCCESS)
+        << I;
+    Queues.push_back(Small);
+  }
+  for (hsa_queue_t *X : Queues)
+    EXPECT_EQ(hsa_queue_destroy(X), HSA_STATUS_SUCCESS);
 }
 
 using LoadIndex = uint64_t (*)(const hsa_queue_t *);

@@ -327,6 +327,49 @@ TEST_F(Signal, WaitTimesOut) {
             9);
 }
 
+// HSA Runtime 2.6.1: a timeout hint of N ticks lasts about
+// N / HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY seconds, in both wait states, and
+// the system timestamp advances by about N meanwhile. The bounds are
+// generous (this is not a timing benchmark): the wait may not end before
+// 90 % of the hint (openhsa never returns early on a timeout) nor after the
+// hint plus half a second. At the 100 MHz of old, a hint meant for 400 MHz
+// lasted 4x as long (issue 10 item 2).
+TEST_F(Signal, TimeoutHintLastsTicksOverFrequency) {
+  uint64_t Frequency = 0;
+  ASSERT_EQ(
+      hsa_system_get_info(HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY, &Frequency),
+      HSA_STATUS_SUCCESS);
+  hsa_signal_t S = makeSignal(1);
+  for (hsa_wait_state_t Hint : Hints) {
+    SCOPED_TRACE("hint " + std::to_string(Hint));
+    // A quarter of a second in ticks, counted from the reported frequency;
+    // 100'000'000 at 400 MHz.
+    const uint64_t N = Frequency / 4;
+    uint64_t TickStart = 0, TickEnd = 0;
+    hsa_system_get_info(HSA_SYSTEM_INFO_TIMESTAMP, &TickStart);
+    const auto Start = std::chrono::steady_clock::now();
+    EXPECT_EQ(hsa_signal_wait_scacquire(S, HSA_SIGNAL_CONDITION_EQ, 0, N, Hint),
+              1);
+    const double Seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+            .count();
+    hsa_system_get_info(HSA_SYSTEM_INFO_TIMESTAMP, &TickEnd);
+    const double Expected = double(N) / double(Frequency);
+    EXPECT_GE(Seconds, 0.9 * Expected);
+    EXPECT_LE(Seconds, Expected + 0.5);
+    EXPECT_GE(TickEnd - TickStart, N * 9 / 10);
+    EXPECT_LE(TickEnd - TickStart, N + Frequency / 2);
+  }
+  // The conformance suite's hint: 400'000'000 ticks are one second at the
+  // finest permitted frequency, not four.
+  const auto Start = std::chrono::steady_clock::now();
+  EXPECT_EQ(hsa_signal_wait_relaxed(S, HSA_SIGNAL_CONDITION_EQ, 0, 400'000'000,
+                                    HSA_WAIT_STATE_BLOCKED),
+            1);
+  EXPECT_LT(std::chrono::steady_clock::now() - Start, 2s);
+  EXPECT_EQ(hsa_signal_destroy(S), HSA_STATUS_SUCCESS);
+}
+
 double threadCpuSeconds() {
   timespec Ts;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &Ts);

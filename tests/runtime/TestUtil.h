@@ -32,15 +32,31 @@ namespace openhsa::test {
 /// it. Not a performance bound.
 inline constexpr std::chrono::seconds HangGuard{60};
 
-inline hsa_status_t findCpuAgent(hsa_agent_t Agent, void *Data) {
+/// The first CPU agent whose feature includes Wanted.
+template <hsa_agent_feature_t Wanted>
+hsa_status_t findCpuAgentWith(hsa_agent_t Agent, void *Data) {
   hsa_device_type_t Type;
+  uint32_t Feature = 0;
   if (hsa_agent_get_info(Agent, HSA_AGENT_INFO_DEVICE, &Type) !=
-      HSA_STATUS_SUCCESS)
+          HSA_STATUS_SUCCESS ||
+      hsa_agent_get_info(Agent, HSA_AGENT_INFO_FEATURE, &Feature) !=
+          HSA_STATUS_SUCCESS)
     return HSA_STATUS_ERROR;
-  if (Type != HSA_DEVICE_TYPE_CPU)
+  if (Type != HSA_DEVICE_TYPE_CPU || !(Feature & Wanted))
     return HSA_STATUS_SUCCESS;
   *static_cast<hsa_agent_t *>(Data) = Agent;
   return HSA_STATUS_INFO_BREAK;
+}
+
+/// The CPU kernel agent.
+inline hsa_status_t findCpuAgent(hsa_agent_t Agent, void *Data) {
+  return findCpuAgentWith<HSA_AGENT_FEATURE_KERNEL_DISPATCH>(Agent, Data);
+}
+
+/// The CPU agent serving agent dispatch packets (one per node, beside the
+/// kernel agent).
+inline hsa_status_t findAgentDispatchAgent(hsa_agent_t Agent, void *Data) {
+  return findCpuAgentWith<HSA_AGENT_FEATURE_AGENT_DISPATCH>(Agent, Data);
 }
 
 /// The regions of a CPU agent, one of each kind (HSA Runtime 2.7.2).
@@ -246,6 +262,9 @@ protected:
     Initialized = true;
     ASSERT_EQ(hsa_iterate_agents(findCpuAgent, &Cpu), HSA_STATUS_INFO_BREAK)
         << "no CPU agent";
+    ASSERT_EQ(hsa_iterate_agents(findAgentDispatchAgent, &Host),
+              HSA_STATUS_INFO_BREAK)
+        << "no agent dispatch agent";
     ASSERT_EQ(hsa_agent_iterate_regions(Cpu, classifyRegion, &Regions),
               HSA_STATUS_SUCCESS);
     ASSERT_EQ(hsa_system_get_major_extension_table(HSA_EXTENSION_OPENHSA, 1,
@@ -276,10 +295,12 @@ protected:
     return Object;
   }
 
+  /// A queue of the kernel agent (or of Agent).
   hsa_queue_t *makeQueue(uint32_t Size = 64, ErrorLog *Log = nullptr,
-                         hsa_queue_type32_t Type = HSA_QUEUE_TYPE_MULTI) {
+                         hsa_queue_type32_t Type = HSA_QUEUE_TYPE_MULTI,
+                         hsa_agent_t Agent = {0}) {
     hsa_queue_t *Q = nullptr;
-    EXPECT_EQ(hsa_queue_create(Cpu, Size, Type,
+    EXPECT_EQ(hsa_queue_create(Agent.handle ? Agent : Cpu, Size, Type,
                                Log ? recordQueueError : nullptr, Log,
                                UINT32_MAX, UINT32_MAX, &Q),
               HSA_STATUS_SUCCESS);
@@ -307,7 +328,8 @@ protected:
 
   bool Initialized = false;
   std::vector<std::unique_ptr<ErrorLog>> Logs;
-  hsa_agent_t Cpu{0};
+  hsa_agent_t Cpu{0};  // The CPU kernel agent.
+  hsa_agent_t Host{0}; // The agent dispatch agent of the same node.
   AgentRegions Regions;
   hsa_ext_openhsa_1_pfn_t Ext{};
 };

@@ -209,14 +209,22 @@ void printAgent(hsa_agent_t A, unsigned Index) {
     printRegion(Regions[I], I);
 
   std::printf("  ISAs:\n");
+  unsigned Isas = 0;
   check(hsa_agent_iterate_isas(
             A,
-            [](hsa_isa_t I, void *) {
+            [](hsa_isa_t I, void *Count) {
               printIsa(I);
+              ++*static_cast<unsigned *>(Count);
               return HSA_STATUS_SUCCESS;
             },
-            nullptr),
+            &Isas),
         "ISAs");
+  // Each CPU node has a kernel agent and an agent dispatch agent; the
+  // latter runs the handlers of agent dispatch packets, no kernels.
+  if (Isas == 0)
+    std::printf("    none (%s)\n", Feature & HSA_AGENT_FEATURE_KERNEL_DISPATCH
+                                       ? "no kernels"
+                                       : "agent dispatch packets only");
 }
 
 } // namespace

@@ -123,10 +123,14 @@ std::vector<uint8_t> readFile(const std::string &Path) {
   return {std::istreambuf_iterator<char>(In), std::istreambuf_iterator<char>()};
 }
 
+// The CPU kernel agent (each node also has an agent dispatch agent).
 hsa_status_t findCpu(hsa_agent_t A, void *Data) {
   hsa_device_type_t T;
+  uint32_t Feature = 0;
   check(hsa_agent_get_info(A, HSA_AGENT_INFO_DEVICE, &T), "agent info");
-  if (T != HSA_DEVICE_TYPE_CPU)
+  check(hsa_agent_get_info(A, HSA_AGENT_INFO_FEATURE, &Feature), "agent info");
+  if (T != HSA_DEVICE_TYPE_CPU ||
+      !(Feature & HSA_AGENT_FEATURE_KERNEL_DISPATCH))
     return HSA_STATUS_SUCCESS;
   *static_cast<hsa_agent_t *>(Data) = A;
   return HSA_STATUS_INFO_BREAK;
