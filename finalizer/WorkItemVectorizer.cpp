@@ -135,12 +135,20 @@ void prepare(Function &F) {
   FPM.run(F, FAM);
 }
 
+/// An extension of a value whose lanes step by Step: the lanes stay
+/// consecutive after it only if none wraps around in the narrower type,
+/// which is tested at run time on lane 0's value.
+struct WrapCheck {
+  Value *Narrow;
+  int64_t Step;
+  bool Signed;
+};
+
 /// How a varying integer or pointer changes from lane to lane: lane L holds
-/// lane 0's value + L * Step. Checked: only while no lane wrapped around in
-/// a narrower type before an extension, which the user tests at run time.
+/// lane 0's value + L * Step, provided the Checks hold.
 struct LaneStride {
   int64_t Step = 0;
-  bool Checked = false;
+  SmallVector<WrapCheck, 1> Checks;
 };
 
 /// One per-lane copy of an instruction, to run only if its lane is active.
@@ -177,6 +185,10 @@ private:
   /// uniform branches.
   BasicBlock *divergentJoin(const BasicBlock *BB) const;
   std::optional<LaneStride> strideOf(Value *V);
+  /// Lane Lane's value of V, computed with scalar instructions at B.
+  Value *scalarAt(Value *V, unsigned Lane, IRBuilder<> &B);
+  /// Whether S's wrap checks hold (nullptr: always; false: never).
+  Value *noWrap(const LaneStride &S, IRBuilder<> &B);
   Error checkShape();
 
   // Masks.
@@ -342,31 +354,46 @@ void Vectorizer::findVarying() {
 
 std::optional<LaneStride> Vectorizer::strideOf(Value *V) {
   if (!isVarying(V))
-    return LaneStride{0, false};
+    return LaneStride{};
   auto It = Strides.find(V);
   if (It != Strides.end())
     return It->second;
   Strides[V] = std::nullopt; // Cycles through phis have no stride.
   std::optional<LaneStride> R;
   auto *I = dyn_cast<Instruction>(V);
+  auto Scaled = [](std::optional<LaneStride> S,
+                   int64_t By) -> std::optional<LaneStride> {
+    if (S)
+      S->Step *= By;
+    return S;
+  };
   auto Both = [&](Value *A, Value *B,
                   int64_t SignB) -> std::optional<LaneStride> {
     auto SA = strideOf(A), SB = strideOf(B);
     if (!SA || !SB)
       return std::nullopt;
-    return LaneStride{SA->Step + SignB * SB->Step, SA->Checked || SB->Checked};
+    SA->Step += SignB * SB->Step;
+    SA->Checks.append(SB->Checks.begin(), SB->Checks.end());
+    return SA;
+  };
+  auto Extended = [&](Value *Narrow,
+                      bool Signed) -> std::optional<LaneStride> {
+    auto S = strideOf(Narrow);
+    if (S && S->Step)
+      S->Checks.push_back({Narrow, S->Step, Signed});
+    return S;
   };
   if (auto *A = dyn_cast<AllocaInst>(V)) {
-    R = LaneStride{
-        static_cast<int64_t>(
-            DL.getTypeAllocSize(A->getAllocatedType()).getFixedValue() *
-            cast<ConstantInt>(A->getArraySize())->getZExtValue()),
-        false};
+    R = LaneStride{static_cast<int64_t>(
+                       DL.getTypeAllocSize(A->getAllocatedType())
+                           .getFixedValue() *
+                       cast<ConstantInt>(A->getArraySize())->getZExtValue()),
+                   {}};
   } else if (auto *CI = dyn_cast<CallInst>(V)) {
     if (isQuery(CI->getCalledFunction(), query::WorkItemId))
       if (auto *D = dyn_cast<ConstantInt>(CI->getArgOperand(1));
           D && D->isZero())
-        R = LaneStride{1, false};
+        R = LaneStride{1, {}};
   } else if (I && I->getOpcode() == Instruction::Add) {
     R = Both(I->getOperand(0), I->getOperand(1), 1);
   } else if (I && I->getOpcode() == Instruction::Sub) {
@@ -374,33 +401,36 @@ std::optional<LaneStride> Vectorizer::strideOf(Value *V) {
   } else if (I && I->getOpcode() == Instruction::Mul) {
     for (unsigned K = 0; K < 2 && !R; ++K)
       if (auto *C = dyn_cast<ConstantInt>(I->getOperand(1 - K));
-          C && C->getBitWidth() <= 64)
-        if (auto S = strideOf(I->getOperand(K)))
-          R = LaneStride{S->Step * C->getSExtValue(), S->Checked};
+          C && C->getBitWidth() <= 64 && !isVarying(C))
+        R = Scaled(strideOf(I->getOperand(K)), C->getSExtValue());
   } else if (I && I->getOpcode() == Instruction::Shl) {
     if (auto *C = dyn_cast<ConstantInt>(I->getOperand(1));
         C && C->getZExtValue() < 32)
-      if (auto S = strideOf(I->getOperand(0)))
-        R = LaneStride{S->Step << C->getZExtValue(), S->Checked};
-  } else if (I && (isa<ZExtInst>(I) || isa<SExtInst>(I))) {
-    if (auto S = strideOf(I->getOperand(0)))
-      R = LaneStride{S->Step, true};
+      R = Scaled(strideOf(I->getOperand(0)), int64_t(1) << C->getZExtValue());
+  } else if (I && isa<ZExtInst>(I)) {
+    R = Extended(I->getOperand(0), false);
+  } else if (I && isa<SExtInst>(I)) {
+    R = Extended(I->getOperand(0), true);
   } else if (I && (isa<TruncInst>(I) || isa<IntToPtrInst>(I) ||
                    isa<PtrToIntInst>(I) || isa<BitCastInst>(I))) {
-    if (DL.getTypeSizeInBits(I->getType()) >=
-        DL.getTypeSizeInBits(I->getOperand(0)->getType()))
+    // Lanes stay a step apart modulo the narrower width; an extension
+    // after it checks for wrapping.
+    if (isa<TruncInst>(I) ||
+        DL.getTypeSizeInBits(I->getType()) ==
+            DL.getTypeSizeInBits(I->getOperand(0)->getType()))
       R = strideOf(I->getOperand(0));
-    else if (auto S = strideOf(I->getOperand(0)))
-      R = LaneStride{S->Step, true};
   } else if (auto *G = dyn_cast<GetElementPtrInst>(V)) {
     if (auto S = strideOf(G->getPointerOperand())) {
       LaneStride Sum = *S;
       bool Known = true;
-      for (auto GTI = gep_type_begin(G), E = gep_type_end(G); GTI != E; ++GTI) {
+      for (auto GTI = gep_type_begin(G), E = gep_type_end(G); GTI != E;
+           ++GTI) {
         Value *Idx = GTI.getOperand();
         if (!isVarying(Idx))
           continue;
-        auto SI = strideOf(Idx);
+        auto SI = Idx->getType()->getScalarSizeInBits() < 64
+                      ? Extended(Idx, true)
+                      : strideOf(Idx);
         if (!SI || GTI.isStruct()) {
           Known = false;
           break;
@@ -408,8 +438,7 @@ std::optional<LaneStride> Vectorizer::strideOf(Value *V) {
         Sum.Step +=
             SI->Step * static_cast<int64_t>(
                            GTI.getSequentialElementStride(DL).getFixedValue());
-        Sum.Checked |=
-            SI->Checked || Idx->getType()->getScalarSizeInBits() < 64;
+        Sum.Checks.append(SI->Checks.begin(), SI->Checks.end());
       }
       if (Known)
         R = Sum;
@@ -417,6 +446,59 @@ std::optional<LaneStride> Vectorizer::strideOf(Value *V) {
   }
   Strides[V] = R;
   return R;
+}
+
+Value *Vectorizer::scalarAt(Value *V, unsigned Lane, IRBuilder<> &B) {
+  if (!isVarying(V))
+    return V;
+  auto *I = cast<Instruction>(V);
+  if (auto *CI = dyn_cast<CallInst>(I);
+      CI && isQuery(CI->getCalledFunction(), query::WorkItemId))
+    if (auto *D = dyn_cast<ConstantInt>(CI->getArgOperand(1));
+        D && D->isZero())
+      return Lane ? B.CreateAdd(CI, B.getInt32(Lane)) : CI;
+  if (auto *BO = dyn_cast<BinaryOperator>(I))
+    return B.CreateBinOp(BO->getOpcode(), scalarAt(BO->getOperand(0), Lane, B),
+                         scalarAt(BO->getOperand(1), Lane, B));
+  if (auto *C = dyn_cast<CastInst>(I))
+    return B.CreateCast(C->getOpcode(), scalarAt(C->getOperand(0), Lane, B),
+                        C->getType());
+  if (auto *G = dyn_cast<GetElementPtrInst>(I)) {
+    SmallVector<Value *, 4> Idx;
+    for (Value *X : G->indices())
+      Idx.push_back(scalarAt(X, Lane, B));
+    return B.CreateGEP(G->getSourceElementType(),
+                       scalarAt(G->getPointerOperand(), Lane, B), Idx);
+  }
+  return B.CreateExtractElement(vec(V), Lane);
+}
+
+Value *Vectorizer::noWrap(const LaneStride &S, IRBuilder<> &B) {
+  Value *All = nullptr;
+  for (const WrapCheck &C : S.Checks) {
+    auto *T = cast<IntegerType>(C.Narrow->getType());
+    const unsigned Bits = T->getBitWidth();
+    const APInt Span = APInt(128, uint64_t(W - 1)) *
+                       APInt(128, uint64_t(C.Step < 0 ? -C.Step : C.Step));
+    const APInt Max = C.Signed ? APInt::getSignedMaxValue(Bits).zext(128)
+                               : APInt::getMaxValue(Bits).zext(128);
+    if (Span.ugt(Max))
+      return B.getFalse();
+    Value *V0 = scalarAt(C.Narrow, 0, B);
+    const APInt Room = Span.trunc(Bits);
+    Value *Ok;
+    if (C.Step > 0)
+      Ok = C.Signed ? B.CreateICmpSLE(V0, B.getInt(APInt::getSignedMaxValue(
+                                              Bits) - Room))
+                    : B.CreateICmpULE(V0, B.getInt(APInt::getMaxValue(Bits) -
+                                                   Room));
+    else
+      Ok = C.Signed ? B.CreateICmpSGE(V0, B.getInt(APInt::getSignedMinValue(
+                                              Bits) + Room))
+                    : B.CreateICmpUGE(V0, B.getInt(Room));
+    All = All ? B.CreateAnd(All, Ok) : Ok;
+  }
+  return All;
 }
 
 /// The shapes StructurizeCFG leaves, which masking relies on: a varying
@@ -782,15 +864,16 @@ Error Vectorizer::widenLoad(LoadInst &L, IRBuilder<> &B) {
     Vec[&L] = B.CreateMaskedGather(VT, Ptrs, L.getAlign(), Mask);
     return Error::success();
   }
-  Value *First = B.CreateExtractElement(Ptrs, uint64_t(0));
-  if (!S->Checked) {
+  Value *First = scalarAt(L.getPointerOperand(), 0, B);
+  Value *Cond = noWrap(*S, B);
+  if (!Cond) {
     Vec[&L] = B.CreateMaskedLoad(VT, First, L.getAlign(), Mask);
     return Error::success();
   }
-  Value *Last = B.CreateExtractElement(Ptrs, W - 1);
-  Value *Span = B.CreateSub(B.CreatePtrToInt(Last, B.getInt64Ty()),
-                            B.CreatePtrToInt(First, B.getInt64Ty()));
-  Value *Cond = B.CreateICmpEQ(Span, B.getInt64((W - 1) * S->Step));
+  if (isa<Constant>(Cond)) { // Lanes always wrap.
+    Vec[&L] = B.CreateMaskedGather(VT, Ptrs, L.getAlign(), Mask);
+    return Error::success();
+  }
   auto *Fast =
       cast<Instruction>(B.CreateMaskedLoad(VT, First, L.getAlign(), Mask));
   auto *Slow =
@@ -815,15 +898,16 @@ Error Vectorizer::widenStore(StoreInst &St, IRBuilder<> &B) {
     B.CreateMaskedScatter(Val, Ptrs, St.getAlign(), Mask);
     return Error::success();
   }
-  Value *First = B.CreateExtractElement(Ptrs, uint64_t(0));
-  if (!S->Checked) {
+  Value *First = scalarAt(St.getPointerOperand(), 0, B);
+  Value *Cond = noWrap(*S, B);
+  if (!Cond) {
     B.CreateMaskedStore(Val, First, St.getAlign(), Mask);
     return Error::success();
   }
-  Value *Last = B.CreateExtractElement(Ptrs, W - 1);
-  Value *Span = B.CreateSub(B.CreatePtrToInt(Last, B.getInt64Ty()),
-                            B.CreatePtrToInt(First, B.getInt64Ty()));
-  Value *Cond = B.CreateICmpEQ(Span, B.getInt64((W - 1) * S->Step));
+  if (isa<Constant>(Cond)) { // Lanes always wrap.
+    B.CreateMaskedScatter(Val, Ptrs, St.getAlign(), Mask);
+    return Error::success();
+  }
   auto *Fast =
       cast<Instruction>(B.CreateMaskedStore(Val, First, St.getAlign(), Mask));
   auto *Slow =
