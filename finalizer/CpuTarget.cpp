@@ -1,5 +1,6 @@
 //===- finalizer/CpuTarget.cpp - Work-group functions for the CPU agent ---===//
 #include "finalizer/CpuTarget.h"
+#include "finalizer/Codegen.h"
 #include "finalizer/WorkItemVectorizer.h"
 
 #include "hsa/hsa_ext_openhsa.h"
@@ -298,7 +299,7 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
     });
     B.CreateRetVoid();
     VecBody->addFnAttr(llvm::Attribute::AlwaysInline);
-    if (W * 32 >= 512) {
+    if (hostTarget().Features.find("+avx512f") != std::string::npos) {
       // Explicit vectors of 512 bits: use the zmm registers even where
       // LLVM would otherwise prefer 256-bit vectors on this CPU.
       F->addFnAttr("prefer-vector-width", "512");
@@ -407,27 +408,29 @@ void buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
   // Vectorize while the queries are still calls the vectorizer recognizes.
   std::vector<llvm::Function *> VecBodies;
   const llvm::DataLayout &DL = M.getDataLayout();
-  const llvm::StructLayout *SL = DL.getStructLayout(workItemType(M.getContext()));
+  const llvm::StructLayout *SL =
+      DL.getStructLayout(workItemType(M.getContext()));
   WorkItemStateLayout State{SL->getSizeInBytes(),
                             SL->getElementOffset(WiLocal)};
   for (LoweredKernel &K : Program.Kernels) {
     llvm::Function *V = nullptr;
-    if (VectorWidth <= 1)
+    const unsigned W = VectorWidth ? VectorWidth : kernelVectorWidth(*K.Body);
+    if (W <= 1)
       K.Symbol.ScalarReason = "vectorization is off";
     else if (K.UsesBarrier)
       K.Symbol.ScalarReason = "the kernel waits at barriers";
-    else if (auto R = vectorizeWorkItemBody(*K.Body, VectorWidth, State))
+    else if (auto R = vectorizeWorkItemBody(*K.Body, W, State))
       V = *R;
     else
       K.Symbol.ScalarReason = llvm::toString(R.takeError());
-    K.Symbol.VectorWidth = V ? VectorWidth : 1;
+    K.Symbol.VectorWidth = V ? W : 1;
     VecBodies.push_back(V);
   }
   defineQueries(M);
   for (size_t I = 0; I < Program.Kernels.size(); ++I)
     Program.Kernels[I].Symbol.EntrySymbol =
         buildWorkGroupFunction(M, Program.Kernels[I], VecBodies[I],
-                               VectorWidth)
+                               Program.Kernels[I].Symbol.VectorWidth)
             ->getName()
             .str();
 }

@@ -22,7 +22,7 @@ namespace openhsa::finalizer {
 /// naming it in Kernel.Symbol.EntrySymbol. With VectorWidth > 1, kernels
 /// run that many work-items at once where the work-item vectorizer can
 /// (finalizer/WorkItemVectorizer.h); the others, and all with 1, one at a
-/// time.
+/// time. VectorWidth 0: each kernel's width (kernelVectorWidth).
 void buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
                                 unsigned VectorWidth);
 

@@ -84,9 +84,9 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
       lowerProgram(Request.Modules, *M, Request.Directives.DetectExceptions);
   if (!Lowered)
     return Lowered.takeError();
-  unsigned Width = Request.VectorWidth;
-  if (Width == 0)
-    Width = vectorizationEnabled() ? hostVectorWidth() : 1;
+  unsigned Width = Request.VectorWidth; // 0: each kernel's own.
+  if (Width == 0 && !vectorizationEnabled())
+    Width = 1;
   buildCpuWorkGroupFunctions(*M, *Lowered, Width);
   if (std::getenv("OPENHSA_DUMP_IR")) {
     std::string Report;

@@ -40,9 +40,9 @@ struct FinalizeRequest {
   uint8_t DefaultFloatRounding = 2;
   ControlDirectives Directives;
   std::string Options; // Finalizer options string (unused yet).
-  /// Work-items per SIMD wave: 0 for the host's width
-  /// (finalizer/WorkItemVectorizer.h), unless OPENHSA_VECTORIZE=0; 1 for
-  /// scalar work-item loops.
+  /// Work-items per SIMD wave: 0 for each kernel's width on this host
+  /// (kernelVectorWidth, finalizer/WorkItemVectorizer.h), unless
+  /// OPENHSA_VECTORIZE=0; 1 for scalar work-item loops.
   unsigned VectorWidth = 0;
 };
 

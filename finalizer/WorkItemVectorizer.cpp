@@ -50,6 +50,24 @@ unsigned hostVectorWidth() {
   return 4;
 }
 
+unsigned kernelVectorWidth(const llvm::Function &S) {
+  const unsigned Host = hostVectorWidth();
+  unsigned F32 = 0, F64 = 0;
+  for (const llvm::BasicBlock &BB : S)
+    for (const llvm::Instruction &I : BB)
+      if (llvm::isa<llvm::BinaryOperator>(I) || llvm::isa<llvm::CallInst>(I) ||
+          llvm::isa<llvm::FCmpInst>(I))
+        if (llvm::Type *T = I.getType()->getScalarType();
+            T->isFloatingPointTy() || llvm::isa<llvm::FCmpInst>(I)) {
+          llvm::Type *Op = I.getNumOperands() ? I.getOperand(0)->getType() : T;
+          if (Op->isDoubleTy())
+            ++F64;
+          else if (Op->isFloatTy() || Op->isHalfTy())
+            ++F32;
+        }
+  return F64 > F32 && Host > 2 ? Host / 2 : Host;
+}
+
 bool vectorizationEnabled() {
   const char *E = std::getenv("OPENHSA_VECTORIZE");
   return !(E && E[0] == '0');
@@ -376,19 +394,18 @@ std::optional<LaneStride> Vectorizer::strideOf(Value *V) {
     SA->Checks.append(SB->Checks.begin(), SB->Checks.end());
     return SA;
   };
-  auto Extended = [&](Value *Narrow,
-                      bool Signed) -> std::optional<LaneStride> {
+  auto Extended = [&](Value *Narrow, bool Signed) -> std::optional<LaneStride> {
     auto S = strideOf(Narrow);
     if (S && S->Step)
       S->Checks.push_back({Narrow, S->Step, Signed});
     return S;
   };
   if (auto *A = dyn_cast<AllocaInst>(V)) {
-    R = LaneStride{static_cast<int64_t>(
-                       DL.getTypeAllocSize(A->getAllocatedType())
-                           .getFixedValue() *
-                       cast<ConstantInt>(A->getArraySize())->getZExtValue()),
-                   {}};
+    R = LaneStride{
+        static_cast<int64_t>(
+            DL.getTypeAllocSize(A->getAllocatedType()).getFixedValue() *
+            cast<ConstantInt>(A->getArraySize())->getZExtValue()),
+        {}};
   } else if (auto *CI = dyn_cast<CallInst>(V)) {
     if (isQuery(CI->getCalledFunction(), query::WorkItemId))
       if (auto *D = dyn_cast<ConstantInt>(CI->getArgOperand(1));
@@ -423,8 +440,7 @@ std::optional<LaneStride> Vectorizer::strideOf(Value *V) {
     if (auto S = strideOf(G->getPointerOperand())) {
       LaneStride Sum = *S;
       bool Known = true;
-      for (auto GTI = gep_type_begin(G), E = gep_type_end(G); GTI != E;
-           ++GTI) {
+      for (auto GTI = gep_type_begin(G), E = gep_type_end(G); GTI != E; ++GTI) {
         Value *Idx = GTI.getOperand();
         if (!isVarying(Idx))
           continue;
@@ -454,8 +470,7 @@ Value *Vectorizer::scalarAt(Value *V, unsigned Lane, IRBuilder<> &B) {
   auto *I = cast<Instruction>(V);
   if (auto *CI = dyn_cast<CallInst>(I);
       CI && isQuery(CI->getCalledFunction(), query::WorkItemId))
-    if (auto *D = dyn_cast<ConstantInt>(CI->getArgOperand(1));
-        D && D->isZero())
+    if (auto *D = dyn_cast<ConstantInt>(CI->getArgOperand(1)); D && D->isZero())
       return Lane ? B.CreateAdd(CI, B.getInt32(Lane)) : CI;
   if (auto *BO = dyn_cast<BinaryOperator>(I))
     return B.CreateBinOp(BO->getOpcode(), scalarAt(BO->getOperand(0), Lane, B),
@@ -488,13 +503,13 @@ Value *Vectorizer::noWrap(const LaneStride &S, IRBuilder<> &B) {
     const APInt Room = Span.trunc(Bits);
     Value *Ok;
     if (C.Step > 0)
-      Ok = C.Signed ? B.CreateICmpSLE(V0, B.getInt(APInt::getSignedMaxValue(
-                                              Bits) - Room))
-                    : B.CreateICmpULE(V0, B.getInt(APInt::getMaxValue(Bits) -
-                                                   Room));
+      Ok = C.Signed
+               ? B.CreateICmpSLE(
+                     V0, B.getInt(APInt::getSignedMaxValue(Bits) - Room))
+               : B.CreateICmpULE(V0, B.getInt(APInt::getMaxValue(Bits) - Room));
     else
-      Ok = C.Signed ? B.CreateICmpSGE(V0, B.getInt(APInt::getSignedMinValue(
-                                              Bits) + Room))
+      Ok = C.Signed ? B.CreateICmpSGE(
+                          V0, B.getInt(APInt::getSignedMinValue(Bits) + Room))
                     : B.CreateICmpUGE(V0, B.getInt(Room));
     All = All ? B.CreateAnd(All, Ok) : Ok;
   }

@@ -48,6 +48,11 @@ struct WorkItemStateLayout {
 /// (a power of two from 2 to 64), for tests and comparisons.
 unsigned hostVectorWidth();
 
+/// The width for kernel body S on this host: hostVectorWidth(), halved
+/// (at least 2) when most of S's floating-point arithmetic is on 64-bit
+/// values, so that a wave of f64 lanes fills one vector register.
+unsigned kernelVectorWidth(const llvm::Function &S);
+
 /// Whether the finalizer vectorizes work-items: yes unless
 /// OPENHSA_VECTORIZE=0 (for comparisons and bisecting).
 bool vectorizationEnabled();

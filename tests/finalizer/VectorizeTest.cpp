@@ -13,6 +13,7 @@
 #include "finalizer/WorkItemVectorizer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 using namespace openhsa::test;
@@ -544,6 +545,49 @@ TEST(VectorizeTest, EveryWidthGivesTheSameResults) {
     for (uint32_t I = 0; I < N; ++I)
       ASSERT_EQ(Out[I], collatzSteps(I + 1)) << "width " << Width << " " << I;
   }
+}
+
+// W is chosen per kernel: halved where most floating-point arithmetic is
+// on f64, so that a wave of doubles fills one vector register.
+TEST(VectorizeTest, WidthHalvesForDoubleKernels) {
+  if (!openhsa::finalizer::vectorizationEnabled())
+    GTEST_SKIP() << "OPENHSA_VECTORIZE=0";
+  const char *Poly = R"(
+module &m:1:0:$full:$large:$default;
+kernel &poly(kernarg_u64 %out)
+{
+	workitemabsid_u32	$s0, 0;
+	cvt_f64_u32	$d0, $s0;
+	mul_f64	$d1, $d0, $d0;
+	mad_f64	$d1, $d1, 0D3fe0000000000000, $d0;
+	add_f64	$d1, $d1, 0D3ff0000000000000;
+	cvt_u64_u32	$d2, $s0;
+	shl_u64	$d2, $d2, 3;
+	ld_kernarg_align(8)_width(all)_u64	$d3, [%out];
+	add_u64	$d3, $d3, $d2;
+	st_global_f64	$d1, [$d3];
+	ret;
+};
+)";
+  auto P = finalizeText(Poly);
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  const unsigned Host = openhsa::finalizer::hostVectorWidth();
+  EXPECT_EQ(P->kernel("&poly")->VectorWidth, Host > 2 ? Host / 2 : Host);
+  const uint32_t N = 50;
+  std::vector<double> Out(N, 0);
+  struct {
+    double *Out;
+  } Args{Out.data()};
+  Grid G;
+  G.Size[0] = N;
+  G.WorkGroup[0] = 25;
+  runKernel(*P, "&poly", G, &Args);
+  for (uint32_t X = 0; X < N; ++X)
+    ASSERT_EQ(Out[X], std::fma(double(X) * X, 0.5, double(X)) + 1.0) << X;
+  // A float kernel keeps the host's width.
+  auto Q = finalizeText(Collatz);
+  ASSERT_TRUE(bool(Q)) << llvm::toString(Q.takeError());
+  EXPECT_EQ(Q->kernel("&collatz")->VectorWidth, Host);
 }
 
 } // namespace
