@@ -16,6 +16,7 @@
 #include <oneapi/tbb/parallel_reduce.h>
 
 #include <array>
+#include <cstddef>
 #include <cstring>
 
 #ifdef __AVX512F__
@@ -291,19 +292,19 @@ void stencil(const float *In, float *Out, uint32_t Width, uint32_t Height) {
       tbb::blocked_range<uint32_t>(1, Height - 1, 8),
       [=](const tbb::blocked_range<uint32_t> &R) {
         const vf Eighth = splat(0.125f), Half = splat(0.5f);
+        const ptrdiff_t P = Width; // Signed: C - P is the row above.
         for (uint32_t Y = R.begin(); Y < R.end(); ++Y) {
           const float *C = In + size_t(Y) * Width;
           float *O = Out + size_t(Y) * Width;
           uint32_t X = 1;
           for (; X + L <= Width - 1; X += L) {
             const vf S = ((load<vf>(C + X - 1) + load<vf>(C + X + 1)) +
-                          load<vf>(C + X - Width)) +
-                         load<vf>(C + X + Width);
+                          load<vf>(C + X - P)) +
+                         load<vf>(C + X + P);
             store(O + X, fma(load<vf>(C + X), Half, S * Eighth));
           }
           for (; X < Width - 1; ++X) { // The row's last partial vector.
-            const float S =
-                ((C[X - 1] + C[X + 1]) + C[X - Width]) + C[X + Width];
+            const float S = ((C[X - 1] + C[X + 1]) + C[X - P]) + C[X + P];
             O[X] = __builtin_fmaf(C[X], 0.5f, S * 0.125f);
           }
         }
@@ -337,23 +338,40 @@ void histogram(const uint32_t *In, uint32_t N, uint32_t *Bins) {
 void binarySearch(const uint32_t *Table, uint32_t TableN, const uint32_t *Keys,
                   uint32_t *Out, uint32_t N) {
   // Branchless lower bound: every lane takes the same log2(TableN) steps,
-  // so the lanes never diverge; one gather per step.
-  auto Search = [=](vu Key) {
-    vu Base{};
+  // so the lanes never diverge; one gather per step. Four vectors of keys
+  // go through the steps together, so that four independent gathers are
+  // in flight while each waits on memory.
+  constexpr unsigned Ways = 4;
+  auto Search = [=](vu *Key) {
+    vu Base[Ways] = {};
     for (uint32_t Len = TableN; Len > 1;) {
       const uint32_t Half = Len / 2;
-      const vu Mid = Base + (Half - 1);
-      Base = gather(Table, Mid) < Key ? Base + Half : Base;
+      for (unsigned V = 0; V < Ways; ++V)
+        Base[V] = gather(Table, Base[V] + (Half - 1)) < Key[V] ? Base[V] + Half
+                                                               : Base[V];
       Len -= Half;
     }
-    return Base - (vu)(gather(Table, Base) < Key); // + 1 where less.
+    for (unsigned V = 0; V < Ways; ++V) // + 1 where less.
+      Key[V] = Base[V] - (vu)(gather(Table, Base[V]) < Key[V]);
   };
-  forVectors(
-      N, 256, [=](size_t I) { store(Out + I, Search(load<vu>(Keys + I))); },
-      [=](uint32_t I) {
-        vu K = splatU(Keys[I]);
-        Out[I] = Search(K)[0];
-      });
+  const uint32_t Blocks = N / (Ways * L);
+  tbb::parallel_for(tbb::blocked_range<uint32_t>(0, Blocks, 64),
+                    [=](const tbb::blocked_range<uint32_t> &R) {
+                      for (uint32_t B = R.begin(); B < R.end(); ++B) {
+                        const size_t I = size_t(B) * Ways * L;
+                        vu K[Ways];
+                        for (unsigned V = 0; V < Ways; ++V)
+                          K[V] = load<vu>(Keys + I + V * L);
+                        Search(K);
+                        for (unsigned V = 0; V < Ways; ++V)
+                          store(Out + I + V * L, K[V]);
+                      }
+                    });
+  for (uint32_t I = Blocks * Ways * L; I < N; ++I) {
+    vu K[Ways] = {splatU(Keys[I])};
+    Search(K);
+    Out[I] = K[0][0];
+  }
 }
 
 } // namespace openhsa::bench::simd
