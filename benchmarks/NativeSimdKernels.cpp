@@ -1,0 +1,377 @@
+//===- benchmarks/NativeSimdKernels.cpp - Hand-vectorized twins -----------===//
+//
+// 16 lanes of 32 bits per vector (one AVX-512 register; two AVX ones).
+// GCC's vector extensions do the arithmetic, compares and selects; fma,
+// sqrt, gather and any-lane use AVX-512 intrinsics where the target has
+// them and a per-lane loop otherwise. Compiled -O3 -march=native
+// -ffp-contract=off: a fused multiply-add is written where the HSAIL
+// kernel has mad_f32, and nowhere else.
+//
+//===----------------------------------------------------------------------===//
+#include "NativeSimdKernels.h"
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/enumerable_thread_specific.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_reduce.h>
+
+#include <array>
+#include <cstddef>
+#include <cstring>
+
+#ifdef __AVX512F__
+#include <immintrin.h>
+#endif
+
+namespace openhsa::bench::simd {
+
+namespace {
+
+constexpr unsigned L = 16; // Lanes.
+typedef float vf __attribute__((vector_size(64)));
+typedef int32_t vi __attribute__((vector_size(64)));
+typedef uint32_t vu __attribute__((vector_size(64)));
+
+template <typename V, typename T> inline V load(const T *P) {
+  V R;
+  std::memcpy(&R, P, sizeof(V));
+  return R;
+}
+template <typename V, typename T> inline void store(T *P, V X) {
+  std::memcpy(P, &X, sizeof(V));
+}
+inline vf splat(float X) { return vf{} + X; }
+inline vu splatU(uint32_t X) { return vu{} + X; }
+inline vi iota() {
+  return vi{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+}
+
+inline vf fma(vf A, vf B, vf C) {
+#ifdef __AVX512F__
+  return (vf)_mm512_fmadd_ps((__m512)A, (__m512)B, (__m512)C);
+#else
+  vf R;
+  for (unsigned I = 0; I < L; ++I)
+    R[I] = __builtin_fmaf(A[I], B[I], C[I]);
+  return R;
+#endif
+}
+
+inline vf sqrt(vf A) {
+#ifdef __AVX512F__
+  return (vf)_mm512_sqrt_ps((__m512)A);
+#else
+  vf R;
+  for (unsigned I = 0; I < L; ++I)
+    R[I] = __builtin_sqrtf(A[I]);
+  return R;
+#endif
+}
+
+/// Whether any lane of the mask (0 or -1 per lane) is set.
+inline bool any(vi M) {
+#ifdef __AVX512F__
+  return _mm512_test_epi32_mask((__m512i)M, (__m512i)M) != 0;
+#else
+  uint32_t Or = 0;
+  for (unsigned I = 0; I < L; ++I)
+    Or |= M[I];
+  return Or != 0;
+#endif
+}
+
+/// T[Idx[l]] per lane.
+inline vu gather(const uint32_t *T, vu Idx) {
+#ifdef __AVX512F__
+  return (vu)_mm512_i32gather_epi32((__m512i)Idx, T, 4);
+#else
+  vu R;
+  for (unsigned I = 0; I < L; ++I)
+    R[I] = T[Idx[I]];
+  return R;
+#endif
+}
+
+/// Runs Body(I) for each vector index I in [0, N / 16) on all cores, then
+/// Tail(I) for the elements past the last whole vector.
+template <typename B, typename T>
+void forVectors(uint32_t N, uint32_t Grain, B Body, T Tail) {
+  tbb::parallel_for(tbb::blocked_range<uint32_t>(0, N / L, Grain),
+                    [&](const tbb::blocked_range<uint32_t> &R) {
+                      for (uint32_t V = R.begin(); V < R.end(); ++V)
+                        Body(size_t(V) * L);
+                    });
+  for (uint32_t I = N / L * L; I < N; ++I)
+    Tail(I);
+}
+
+} // namespace
+
+void vectorAdd(const float *A, const float *B, float *C, uint32_t N) {
+  forVectors(
+      N, 1024,
+      [=](size_t I) { store(C + I, load<vf>(A + I) + load<vf>(B + I)); },
+      [=](uint32_t I) { C[I] = A[I] + B[I]; });
+}
+
+void saxpy(const float *X, const float *Y, float *Out, float Alpha,
+           uint32_t N) {
+  const vf VA = splat(Alpha);
+  forVectors(
+      N, 1024,
+      [=](size_t I) {
+        store(Out + I, fma(VA, load<vf>(X + I), load<vf>(Y + I)));
+      },
+      [=](uint32_t I) { Out[I] = __builtin_fmaf(Alpha, X[I], Y[I]); });
+}
+
+namespace {
+
+constexpr uint32_t GemmRows = 4, GemmVecs = 4, GemmCols = GemmVecs * L;
+
+/// C[I0 .. I0+4)[J0 .. J0+64) over k in [K0, K1): starts from zero when
+/// K0 is 0, else from what C holds, so that k-blocks continue the sums in
+/// ascending k.
+inline void gemmMicro(const float *A, const float *B, float *C, uint32_t N,
+                      uint32_t I0, uint32_t J0, uint32_t K0, uint32_t K1) {
+  vf Acc[GemmRows][GemmVecs];
+  for (uint32_t R = 0; R < GemmRows; ++R)
+    for (uint32_t V = 0; V < GemmVecs; ++V)
+      Acc[R][V] =
+          K0 == 0 ? vf{} : load<vf>(C + size_t(I0 + R) * N + J0 + V * L);
+  for (uint32_t K = K0; K < K1; ++K) {
+    vf Bk[GemmVecs];
+    for (uint32_t V = 0; V < GemmVecs; ++V)
+      Bk[V] = load<vf>(B + size_t(K) * N + J0 + V * L);
+    for (uint32_t R = 0; R < GemmRows; ++R) {
+      const vf Ar = splat(A[size_t(I0 + R) * N + K]);
+      for (uint32_t V = 0; V < GemmVecs; ++V)
+        Acc[R][V] = fma(Ar, Bk[V], Acc[R][V]);
+    }
+  }
+  for (uint32_t R = 0; R < GemmRows; ++R)
+    for (uint32_t V = 0; V < GemmVecs; ++V)
+      store(C + size_t(I0 + R) * N + J0 + V * L, Acc[R][V]);
+}
+
+} // namespace
+
+void sgemm(const float *A, const float *B, float *C, uint32_t N) {
+  // Tiles ordered column panel first, so that a thread's consecutive
+  // tiles share the panel of B (N x 64 floats) in its cache.
+  const uint32_t RowTiles = N / GemmRows, ColTiles = N / GemmCols;
+  tbb::parallel_for(tbb::blocked_range<uint32_t>(0, RowTiles * ColTiles, 16),
+                    [=](const tbb::blocked_range<uint32_t> &R) {
+                      for (uint32_t T = R.begin(); T < R.end(); ++T)
+                        gemmMicro(A, B, C, N, (T % RowTiles) * GemmRows,
+                                  (T / RowTiles) * GemmCols, 0, N);
+                    });
+}
+
+void sgemmTiled(const float *A, const float *B, float *C, uint32_t N) {
+  constexpr uint32_t KBlock = 256, RowBlock = 64;
+  const uint32_t RowBlocks = N / RowBlock, ColTiles = N / GemmCols;
+  tbb::parallel_for(tbb::blocked_range<uint32_t>(0, RowBlocks * ColTiles, 1),
+                    [=](const tbb::blocked_range<uint32_t> &R) {
+                      for (uint32_t T = R.begin(); T < R.end(); ++T) {
+                        const uint32_t I0 = (T % RowBlocks) * RowBlock,
+                                       J0 = (T / RowBlocks) * GemmCols;
+                        for (uint32_t K0 = 0; K0 < N; K0 += KBlock)
+                          for (uint32_t I = I0; I < I0 + RowBlock;
+                               I += GemmRows)
+                            gemmMicro(A, B, C, N, I, J0, K0,
+                                      K0 + KBlock < N ? K0 + KBlock : N);
+                      }
+                    });
+}
+
+double reduce(const float *In, uint32_t N) {
+  constexpr uint32_t Acc = 4; // Independent accumulators, for the latency.
+  const uint32_t Blocks = N / (Acc * L);
+  double Sum = tbb::parallel_reduce(
+      tbb::blocked_range<uint32_t>(0, Blocks, 1024), 0.0,
+      [=](const tbb::blocked_range<uint32_t> &R, double Init) {
+        vf S[Acc] = {};
+        for (uint32_t B = R.begin(); B < R.end(); ++B)
+          for (uint32_t A = 0; A < Acc; ++A)
+            S[A] += load<vf>(In + (size_t(B) * Acc + A) * L);
+        double D = Init;
+        for (uint32_t A = 0; A < Acc; ++A)
+          for (unsigned I = 0; I < L; ++I)
+            D += S[A][I];
+        return D;
+      },
+      [](double X, double Y) { return X + Y; });
+  for (uint32_t I = Blocks * Acc * L; I < N; ++I)
+    Sum += In[I];
+  return Sum;
+}
+
+void mandelbrot(uint32_t *Out, uint32_t Width, uint32_t Height,
+                uint32_t MaxIter, float X0, float Y0, float Step) {
+  tbb::parallel_for(
+      tbb::blocked_range<uint32_t>(0, Height, 4),
+      [=](const tbb::blocked_range<uint32_t> &R) {
+        const vf VStep = splat(Step), VX0 = splat(X0), Four = splat(4.0f);
+        for (uint32_t Y = R.begin(); Y < R.end(); ++Y) {
+          const vf Cy = splat(__builtin_fmaf(float(Y), Step, Y0));
+          for (uint32_t X = 0; X < Width; X += L) {
+            const vf Cx = fma(__builtin_convertvector(iota() + int32_t(X), vf),
+                              VStep, VX0);
+            vf Zx{}, Zy{};
+            vi Count{}, Active = ~vi{};
+            for (uint32_t I = 0; I < MaxIter; ++I) {
+              const vf Zx2 = Zx * Zx, Zy2 = Zy * Zy;
+              Active &= ~(Zx2 + Zy2 > Four); // Lanes that escaped stop.
+              if (!any(Active))
+                break;
+              const vf T = Zx * Zy;
+              Zy = Active ? (T + T) + Cy : Zy;
+              Zx = Active ? (Zx2 - Zy2) + Cx : Zx;
+              Count -= Active; // -1 where active.
+            }
+            store(Out + size_t(Y) * Width + X, Count);
+          }
+        }
+      });
+}
+
+void nbody(const float *Pos, const float *Vel, float *PosOut, float *VelOut,
+           uint32_t N, float Dt, float Eps2) {
+  tbb::parallel_for(
+      tbb::blocked_range<uint32_t>(0, N / L, 1),
+      [=](const tbb::blocked_range<uint32_t> &R) {
+        const vf VEps2 = splat(Eps2), VDt = splat(Dt);
+        for (uint32_t B = R.begin(); B < R.end(); ++B) {
+          const size_t I0 = size_t(B) * L;
+          vf Px, Py, Pz;
+          for (unsigned I = 0; I < L; ++I) { // Structure of arrays.
+            Px[I] = Pos[(I0 + I) * 4];
+            Py[I] = Pos[(I0 + I) * 4 + 1];
+            Pz[I] = Pos[(I0 + I) * 4 + 2];
+          }
+          vf Ax{}, Ay{}, Az{};
+          for (uint32_t J = 0; J < N; ++J) {
+            const float *Pj = Pos + size_t(J) * 4;
+            const vf Dx = splat(Pj[0]) - Px, Dy = splat(Pj[1]) - Py,
+                     Dz = splat(Pj[2]) - Pz;
+            vf D2 = Dx * Dx;
+            D2 = fma(Dy, Dy, D2);
+            D2 = fma(Dz, Dz, D2);
+            D2 = D2 + VEps2;
+            const vf S = splat(Pj[3]) / (sqrt(D2) * D2);
+            Ax = fma(Dx, S, Ax);
+            Ay = fma(Dy, S, Ay);
+            Az = fma(Dz, S, Az);
+          }
+          vf Vx, Vy, Vz;
+          for (unsigned I = 0; I < L; ++I) {
+            Vx[I] = Vel[(I0 + I) * 4];
+            Vy[I] = Vel[(I0 + I) * 4 + 1];
+            Vz[I] = Vel[(I0 + I) * 4 + 2];
+          }
+          Vx = fma(Ax, VDt, Vx);
+          Vy = fma(Ay, VDt, Vy);
+          Vz = fma(Az, VDt, Vz);
+          Px = fma(Vx, VDt, Px);
+          Py = fma(Vy, VDt, Py);
+          Pz = fma(Vz, VDt, Pz);
+          for (unsigned I = 0; I < L; ++I) {
+            float *P = PosOut + (I0 + I) * 4, *V = VelOut + (I0 + I) * 4;
+            P[0] = Px[I], P[1] = Py[I], P[2] = Pz[I],
+            P[3] = Pos[(I0 + I) * 4 + 3];
+            V[0] = Vx[I], V[1] = Vy[I], V[2] = Vz[I],
+            V[3] = Vel[(I0 + I) * 4 + 3];
+          }
+        }
+      });
+}
+
+void stencil(const float *In, float *Out, uint32_t Width, uint32_t Height) {
+  tbb::parallel_for(
+      tbb::blocked_range<uint32_t>(1, Height - 1, 8),
+      [=](const tbb::blocked_range<uint32_t> &R) {
+        const vf Eighth = splat(0.125f), Half = splat(0.5f);
+        const ptrdiff_t P = Width; // Signed: C - P is the row above.
+        for (uint32_t Y = R.begin(); Y < R.end(); ++Y) {
+          const float *C = In + size_t(Y) * Width;
+          float *O = Out + size_t(Y) * Width;
+          uint32_t X = 1;
+          for (; X + L <= Width - 1; X += L) {
+            const vf S = ((load<vf>(C + X - 1) + load<vf>(C + X + 1)) +
+                          load<vf>(C + X - P)) +
+                         load<vf>(C + X + P);
+            store(O + X, fma(load<vf>(C + X), Half, S * Eighth));
+          }
+          for (; X < Width - 1; ++X) { // The row's last partial vector.
+            const float S = ((C[X - 1] + C[X + 1]) + C[X - P]) + C[X + P];
+            O[X] = __builtin_fmaf(C[X], 0.5f, S * 0.125f);
+          }
+        }
+      });
+}
+
+void histogram(const uint32_t *In, uint32_t N, uint32_t *Bins) {
+  // Per-thread histograms (four interleaved copies, so that increments of
+  // one bin by neighbouring lanes do not wait on each other), merged at
+  // the end: no shared cache line is written while counting.
+  using Local = std::array<uint32_t, 4 * 256>;
+  tbb::enumerable_thread_specific<Local> Hist([] { return Local{}; });
+  tbb::parallel_for(tbb::blocked_range<uint32_t>(0, N / L, 4096),
+                    [&](const tbb::blocked_range<uint32_t> &R) {
+                      Local &H = Hist.local();
+                      for (uint32_t V = R.begin(); V < R.end(); ++V) {
+                        const vu Bin = load<vu>(In + size_t(V) * L) & 255u;
+                        for (unsigned I = 0; I < L; ++I)
+                          ++H[(I & 3) * 256 + Bin[I]];
+                      }
+                    });
+  std::memset(Bins, 0, 256 * sizeof(uint32_t));
+  Hist.combine_each([&](const Local &H) {
+    for (unsigned B = 0; B < 4 * 256; ++B)
+      Bins[B & 255] += H[B];
+  });
+  for (uint32_t I = N / L * L; I < N; ++I)
+    ++Bins[In[I] & 255];
+}
+
+void binarySearch(const uint32_t *Table, uint32_t TableN, const uint32_t *Keys,
+                  uint32_t *Out, uint32_t N) {
+  // Branchless lower bound: every lane takes the same log2(TableN) steps,
+  // so the lanes never diverge; one gather per step. Four vectors of keys
+  // go through the steps together, so that four independent gathers are
+  // in flight while each waits on memory.
+  constexpr unsigned Ways = 4;
+  auto Search = [=](vu *Key) {
+    vu Base[Ways] = {};
+    for (uint32_t Len = TableN; Len > 1;) {
+      const uint32_t Half = Len / 2;
+      for (unsigned V = 0; V < Ways; ++V)
+        Base[V] = gather(Table, Base[V] + (Half - 1)) < Key[V] ? Base[V] + Half
+                                                               : Base[V];
+      Len -= Half;
+    }
+    for (unsigned V = 0; V < Ways; ++V) // + 1 where less.
+      Key[V] = Base[V] - (vu)(gather(Table, Base[V]) < Key[V]);
+  };
+  const uint32_t Blocks = N / (Ways * L);
+  tbb::parallel_for(tbb::blocked_range<uint32_t>(0, Blocks, 64),
+                    [=](const tbb::blocked_range<uint32_t> &R) {
+                      for (uint32_t B = R.begin(); B < R.end(); ++B) {
+                        const size_t I = size_t(B) * Ways * L;
+                        vu K[Ways];
+                        for (unsigned V = 0; V < Ways; ++V)
+                          K[V] = load<vu>(Keys + I + V * L);
+                        Search(K);
+                        for (unsigned V = 0; V < Ways; ++V)
+                          store(Out + I + V * L, K[V]);
+                      }
+                    });
+  for (uint32_t I = Blocks * Ways * L; I < N; ++I) {
+    vu K[Ways] = {splatU(Keys[I])};
+    Search(K);
+    Out[I] = K[0][0];
+  }
+}
+
+} // namespace openhsa::bench::simd

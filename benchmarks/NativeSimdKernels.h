@@ -1,0 +1,52 @@
+//===- benchmarks/NativeSimdKernels.h - Hand-vectorized twins -*- C++ -*-===//
+//
+// The native twins of benchmarks/kernels/*.hsail, written the way a
+// performance engineer writes them: oneTBB over all cores and the inner
+// work explicitly 16 lanes at a time (GCC vector extensions, with masks
+// where lanes diverge), -O3 -march=native (NativeSimdKernels.cpp). Each
+// computes what its HSAIL kernel computes, in the same floating-point
+// operation order (mad_f32 as a fused multiply-add), so that the results
+// can be compared at benchmark setup.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OPENHSA_BENCHMARKS_NATIVESIMDKERNELS_H
+#define OPENHSA_BENCHMARKS_NATIVESIMDKERNELS_H
+
+#include <cstdint>
+
+namespace openhsa::bench::simd {
+
+/// C[i] = A[i] + B[i].
+void vectorAdd(const float *A, const float *B, float *C, uint32_t N);
+/// Out[i] = fma(Alpha, X[i], Y[i]).
+void saxpy(const float *X, const float *Y, float *Out, float Alpha, uint32_t N);
+/// C = A * B, N x N row-major, N a multiple of 64; register-blocked (4
+/// rows x 64 columns of C in 16 registers), sums in ascending k with fma.
+void sgemm(const float *A, const float *B, float *C, uint32_t N);
+/// The same, also blocked in k (256) so that a 256 x 64 panel of B stays
+/// in cache while 64 rows of C use it; same sums, same order.
+void sgemmTiled(const float *A, const float *B, float *C, uint32_t N);
+/// The sum of In[0..N), in float per lane and double across lanes and
+/// threads.
+double reduce(const float *In, uint32_t N);
+/// Iteration counts of the Mandelbrot set (examples/mandelbrot's kernel),
+/// Width a multiple of 16.
+void mandelbrot(uint32_t *Out, uint32_t Width, uint32_t Height,
+                uint32_t MaxIter, float X0, float Y0, float Step);
+/// One n-body step; Pos is (x, y, z, mass) per body, Vel (x, y, z, 0); N a
+/// multiple of 16.
+void nbody(const float *Pos, const float *Vel, float *PosOut, float *VelOut,
+           uint32_t N, float Dt, float Eps2);
+/// The 5-point stencil of the interior of a Width x Height grid; Out's
+/// border is not written.
+void stencil(const float *In, float *Out, uint32_t Width, uint32_t Height);
+/// Bins[In[i] & 255] += 1; Bins are zeroed first.
+void histogram(const uint32_t *In, uint32_t N, uint32_t *Bins);
+/// Out[i] = lower bound of Keys[i] in the sorted Table (a branchless
+/// search, 16 keys at a time with gathers).
+void binarySearch(const uint32_t *Table, uint32_t TableN, const uint32_t *Keys,
+                  uint32_t *Out, uint32_t N);
+
+} // namespace openhsa::bench::simd
+
+#endif

@@ -1,0 +1,414 @@
+//===- benchmarks/SimdBenchmarks.cpp - HSAIL against hand-vectorized C++ --===//
+//
+// Issue 9: each kernel of benchmarks/kernels/ finalized and dispatched on
+// the CPU agent through the public HSA API, vectorized (BM_<K>Hsail) and
+// with the vectorizer off (BM_<K>HsailScalar: OPENHSA_VECTORIZE=0 while it
+// is finalized), beside its hand-vectorized oneTBB twin
+// (BM_<K>Native, NativeSimdKernels.cpp) and the kernel's warm finalization
+// time (BM_Finalize<K>), all in one run. Every HSAIL benchmark first
+// checks its output against the native twin's and aborts on a mismatch.
+//
+//===----------------------------------------------------------------------===//
+#include "HsailHelpers.h"
+#include "NativeSimdKernels.h"
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace openhsa::bench;
+
+namespace {
+
+/// Where the kernels' HSAIL is: $OPENHSA_BENCH_KERNELS_DIR (for copies of
+/// the binary run elsewhere), else the source tree it was built from.
+const std::string KernelsDir = [] {
+  const char *Env = std::getenv("OPENHSA_BENCH_KERNELS_DIR");
+  return std::string(Env && *Env ? Env : OPENHSA_SOURCE_BENCH_KERNELS_DIR);
+}();
+
+/// Finalizes Symbol of Brig; with Scalar, with OPENHSA_VECTORIZE=0 in the
+/// environment for the finalization only (the finalizer reads it then).
+std::unique_ptr<HsailKernel> finalizeKernel(hsa_agent_t Agent,
+                                            std::vector<uint8_t> &Brig,
+                                            const char *Symbol, bool Scalar) {
+  if (!Scalar)
+    return std::make_unique<HsailKernel>(Agent, Brig, Symbol);
+  const char *Old = std::getenv("OPENHSA_VECTORIZE");
+  std::optional<std::string> Saved;
+  if (Old)
+    Saved = Old;
+  setenv("OPENHSA_VECTORIZE", "0", 1);
+  auto K = std::make_unique<HsailKernel>(Agent, Brig, Symbol);
+  if (Saved)
+    setenv("OPENHSA_VECTORIZE", Saved->c_str(), 1);
+  else
+    unsetenv("OPENHSA_VECTORIZE");
+  return K;
+}
+
+/// Aborts unless Got (HSAIL) and Want (native) agree: exactly for
+/// integers, within Tol relative to max(|want|, 1) for floats.
+template <typename T>
+void compare(const char *Kernel, const char *How, const T *Got, const T *Want,
+             size_t N, double Tol = 0) {
+  for (size_t I = 0; I < N; ++I) {
+    const double G = double(Got[I]), W = double(Want[I]);
+    const bool Ok = Tol == 0
+                        ? Got[I] == Want[I]
+                        : std::fabs(G - W) <= Tol * std::max(std::fabs(W), 1.0);
+    if (!Ok) {
+      std::fprintf(stderr,
+                   "%s (%s): HSAIL output [%zu] = %.9g, native %.9g: the "
+                   "results differ\n",
+                   Kernel, How, I, G, W);
+      std::abort();
+    }
+  }
+}
+
+std::vector<float> randomFloats(size_t N, float Lo, float Hi, unsigned Seed) {
+  std::mt19937 R(Seed);
+  std::uniform_real_distribution<float> D(Lo, Hi);
+  std::vector<float> V(N);
+  for (float &X : V)
+    X = D(R);
+  return V;
+}
+
+std::vector<uint32_t> randomU32(size_t N, uint32_t Hi, unsigned Seed) {
+  std::mt19937 R(Seed);
+  std::uniform_int_distribution<uint32_t> D(0, Hi);
+  std::vector<uint32_t> V(N);
+  for (uint32_t &X : V)
+    X = D(R);
+  return V;
+}
+
+// Each case holds one kernel's data: hsail() dispatches the finalized
+// kernel, native() runs the twin, check() compares their outputs.
+
+constexpr uint32_t VectorN = 1u << 24;
+
+struct VectorAddCase {
+  static constexpr const char *File = "vector_add.hsail",
+                              *Symbol = "&vector_add";
+  std::vector<float> A = randomFloats(VectorN, -1, 1, 1),
+                     B = randomFloats(VectorN, -1, 1, 2),
+                     CH = std::vector<float>(VectorN),
+                     CN = std::vector<float>(VectorN);
+  void hsail(DispatchFixture &F, uint64_t K) {
+    struct {
+      const float *A, *B;
+      float *C;
+      uint32_t N;
+    } Args{A.data(), B.data(), CH.data(), VectorN};
+    const uint32_t Grid[3] = {VectorN, 1, 1};
+    const uint16_t Group[3] = {256, 1, 1};
+    dispatchAndWait(F, K, &Args, 1, Grid, Group);
+  }
+  void native() { simd::vectorAdd(A.data(), B.data(), CN.data(), VectorN); }
+  void check(const char *How) {
+    compare("vector_add", How, CH.data(), CN.data(), VectorN);
+  }
+};
+
+struct SaxpyCase {
+  static constexpr const char *File = "saxpy.hsail", *Symbol = "&saxpy";
+  static constexpr float Alpha = 2.5f;
+  std::vector<float> X = randomFloats(VectorN, -1, 1, 3),
+                     Y = randomFloats(VectorN, -1, 1, 4),
+                     OH = std::vector<float>(VectorN),
+                     ON = std::vector<float>(VectorN);
+  void hsail(DispatchFixture &F, uint64_t K) {
+    struct {
+      const float *X, *Y;
+      float *Out;
+      float A;
+      uint32_t N;
+    } Args{X.data(), Y.data(), OH.data(), Alpha, VectorN};
+    const uint32_t Grid[3] = {VectorN, 1, 1};
+    const uint16_t Group[3] = {256, 1, 1};
+    dispatchAndWait(F, K, &Args, 1, Grid, Group);
+  }
+  void native() { simd::saxpy(X.data(), Y.data(), ON.data(), Alpha, VectorN); }
+  void check(const char *How) {
+    compare("saxpy", How, OH.data(), ON.data(), VectorN);
+  }
+};
+
+constexpr uint32_t GemmN = 1024;
+
+template <bool Tiled> struct SgemmCase {
+  static constexpr const char *File =
+      Tiled ? "sgemm_tiled.hsail" : "sgemm_naive.hsail";
+  static constexpr const char *Symbol = Tiled ? "&sgemm_tiled" : "&sgemm_naive";
+  std::vector<float> A = randomFloats(size_t(GemmN) * GemmN, -1, 1, 5),
+                     B = randomFloats(size_t(GemmN) * GemmN, -1, 1, 6),
+                     CH = std::vector<float>(size_t(GemmN) * GemmN),
+                     CN = std::vector<float>(size_t(GemmN) * GemmN);
+  void hsail(DispatchFixture &F, uint64_t K) {
+    struct {
+      const float *A, *B;
+      float *C;
+      uint32_t N;
+    } Args{A.data(), B.data(), CH.data(), GemmN};
+    const uint32_t Grid[3] = {GemmN, GemmN, 1};
+    const uint16_t Group[3] = {16, 16, 1};
+    dispatchAndWait(F, K, &Args, 2, Grid, Group);
+  }
+  void native() {
+    (Tiled ? simd::sgemmTiled : simd::sgemm)(A.data(), B.data(), CN.data(),
+                                             GemmN);
+  }
+  // Same sums in the same order (ascending k, fused): equal but for
+  // what the tolerance allows.
+  void check(const char *How) {
+    compare(Symbol + 1, How, CH.data(), CN.data(), CH.size(), 1e-5);
+  }
+};
+using SgemmNaiveCase = SgemmCase<false>;
+using SgemmTiledCase = SgemmCase<true>;
+
+struct ReductionCase {
+  static constexpr const char *File = "reduction.hsail", *Symbol = "&reduce";
+  static constexpr uint32_t Group = 256, Groups = VectorN / Group;
+  // Multiples of 1/4 below 4: every partial sum of either version is
+  // exact in float, so the totals agree whatever the summation order.
+  std::vector<float> In = [] {
+    std::vector<float> V(VectorN);
+    for (uint32_t I = 0; I < VectorN; ++I)
+      V[I] = float((I * 7u) % 16u) * 0.25f;
+    return V;
+  }();
+  std::vector<float> Partial = std::vector<float>(Groups);
+  double SumH = 0, SumN = 0;
+  void hsail(DispatchFixture &F, uint64_t K) {
+    struct {
+      const float *In;
+      float *Partial;
+      uint32_t N;
+    } Args{In.data(), Partial.data(), VectorN};
+    const uint32_t Grid[3] = {VectorN, 1, 1};
+    const uint16_t G[3] = {Group, 1, 1};
+    dispatchAndWait(F, K, &Args, 1, Grid, G);
+    double S = 0; // The second pass: the host sums the partial sums.
+    for (float P : Partial)
+      S += P;
+    SumH = S;
+  }
+  void native() { SumN = simd::reduce(In.data(), VectorN); }
+  void check(const char *How) {
+    compare("reduction", How, &SumH, &SumN, 1, 1e-6);
+  }
+};
+
+struct MandelbrotCase {
+  static constexpr const char *File = "mandelbrot.hsail",
+                              *Symbol = "&mandelbrot";
+  static constexpr uint32_t W = 1024, H = 1024, Iter = 256;
+  static constexpr float X0 = -2.0f, Y0 = -1.5f, Step = 3.0f / W;
+  std::vector<uint32_t> OH = std::vector<uint32_t>(size_t(W) * H),
+                        ON = std::vector<uint32_t>(size_t(W) * H);
+  void hsail(DispatchFixture &F, uint64_t K) {
+    struct {
+      uint32_t *Out;
+      uint32_t W, H, Iter;
+      float X0, Y0, Step;
+    } Args{OH.data(), W, H, Iter, X0, Y0, Step};
+    const uint32_t Grid[3] = {W, H, 1};
+    const uint16_t Group[3] = {16, 16, 1};
+    dispatchAndWait(F, K, &Args, 2, Grid, Group);
+  }
+  void native() { simd::mandelbrot(ON.data(), W, H, Iter, X0, Y0, Step); }
+  void check(const char *How) {
+    compare("mandelbrot", How, OH.data(), ON.data(), OH.size());
+  }
+};
+
+struct NbodyCase {
+  static constexpr const char *File = "nbody.hsail", *Symbol = "&nbody";
+  static constexpr uint32_t N = 8192;
+  static constexpr float Dt = 0.01f, Eps2 = 0.01f; // Softening 0.1 squared.
+  std::vector<float> Pos = [] {
+    std::vector<float> P = randomFloats(size_t(N) * 4, -1, 1, 7);
+    for (uint32_t I = 0; I < N; ++I)
+      P[I * 4 + 3] = 0.5f + 0.25f * (P[I * 4 + 3] + 1); // Mass in [0.5, 1].
+    return P;
+  }();
+  std::vector<float> Vel = randomFloats(size_t(N) * 4, -0.1f, 0.1f, 8),
+                     PH = std::vector<float>(size_t(N) * 4),
+                     VH = std::vector<float>(size_t(N) * 4),
+                     PN = std::vector<float>(size_t(N) * 4),
+                     VN = std::vector<float>(size_t(N) * 4);
+  void hsail(DispatchFixture &F, uint64_t K) {
+    struct {
+      const float *Pos, *Vel;
+      float *PosOut, *VelOut;
+      uint32_t N;
+      float Dt, Eps2;
+    } Args{Pos.data(), Vel.data(), PH.data(), VH.data(), N, Dt, Eps2};
+    const uint32_t Grid[3] = {N, 1, 1};
+    const uint16_t Group[3] = {256, 1, 1};
+    dispatchAndWait(F, K, &Args, 1, Grid, Group);
+  }
+  void native() {
+    simd::nbody(Pos.data(), Vel.data(), PN.data(), VN.data(), N, Dt, Eps2);
+  }
+  void check(const char *How) {
+    compare("nbody positions", How, PH.data(), PN.data(), PH.size(), 1e-5);
+    compare("nbody velocities", How, VH.data(), VN.data(), VH.size(), 1e-5);
+  }
+};
+
+struct StencilCase {
+  static constexpr const char *File = "stencil.hsail", *Symbol = "&stencil";
+  static constexpr uint32_t W = 4096, H = 4096;
+  std::vector<float> In = randomFloats(size_t(W) * H, 0, 1, 9),
+                     OH = std::vector<float>(size_t(W) * H),
+                     ON = std::vector<float>(size_t(W) * H);
+  void hsail(DispatchFixture &F, uint64_t K) {
+    struct {
+      const float *In;
+      float *Out;
+      uint32_t W;
+    } Args{In.data(), OH.data(), W};
+    const uint32_t Grid[3] = {W - 2, H - 2, 1};
+    const uint16_t Group[3] = {16, 16, 1};
+    dispatchAndWait(F, K, &Args, 2, Grid, Group);
+  }
+  void native() { simd::stencil(In.data(), ON.data(), W, H); }
+  void check(const char *How) {
+    compare("stencil", How, OH.data(), ON.data(), OH.size(), 1e-6);
+  }
+};
+
+struct HistogramCase {
+  static constexpr const char *File = "histogram.hsail", *Symbol = "&histogram";
+  std::vector<uint32_t> In = randomU32(VectorN, UINT32_MAX, 10),
+                        BH = std::vector<uint32_t>(256),
+                        BN = std::vector<uint32_t>(256);
+  void hsail(DispatchFixture &F, uint64_t K) {
+    std::fill(BH.begin(), BH.end(), 0);
+    struct {
+      const uint32_t *In;
+      uint32_t *Bins;
+      uint32_t N;
+    } Args{In.data(), BH.data(), VectorN};
+    const uint32_t Grid[3] = {VectorN, 1, 1};
+    const uint16_t Group[3] = {256, 1, 1};
+    dispatchAndWait(F, K, &Args, 1, Grid, Group);
+  }
+  void native() { simd::histogram(In.data(), VectorN, BN.data()); }
+  void check(const char *How) {
+    compare("histogram", How, BH.data(), BN.data(), 256);
+  }
+};
+
+struct BinarySearchCase {
+  static constexpr const char *File = "binary_search.hsail",
+                              *Symbol = "&binary_search";
+  static constexpr uint32_t TableN = 1u << 20, N = 1u << 22;
+  // Strictly increasing: entry i is in [4i, 4i + 3].
+  std::vector<uint32_t> Table = [] {
+    std::vector<uint32_t> T = randomU32(TableN, 3, 11);
+    for (uint32_t I = 0; I < TableN; ++I)
+      T[I] += 4 * I;
+    return T;
+  }();
+  std::vector<uint32_t> Keys = randomU32(N, 4 * TableN + 8, 12),
+                        OH = std::vector<uint32_t>(N),
+                        ON = std::vector<uint32_t>(N);
+  void hsail(DispatchFixture &F, uint64_t K) {
+    struct {
+      const uint32_t *Table, *Keys;
+      uint32_t *Out;
+      uint32_t TableN, N;
+    } Args{Table.data(), Keys.data(), OH.data(), TableN, N};
+    const uint32_t Grid[3] = {N, 1, 1};
+    const uint16_t Group[3] = {256, 1, 1};
+    dispatchAndWait(F, K, &Args, 1, Grid, Group);
+  }
+  void native() {
+    simd::binarySearch(Table.data(), TableN, Keys.data(), ON.data(), N);
+  }
+  void check(const char *How) {
+    // The native search is branchless; check it against the library's.
+    for (uint32_t I = 0; I < N; I += 997) {
+      const uint32_t Want =
+          uint32_t(std::lower_bound(Table.begin(), Table.end(), Keys[I]) -
+                   Table.begin());
+      compare("binary_search (native against std::lower_bound)", How, &ON[I],
+              &Want, 1);
+    }
+    compare("binary_search", How, OH.data(), ON.data(), N);
+  }
+};
+
+template <typename Case> void hsailBench(benchmark::State &State, bool Scalar) {
+  DispatchFixture F;
+  std::vector<uint8_t> Brig = assembleFile(KernelsDir + "/" + Case::File);
+  auto K = finalizeKernel(F.Agent, Brig, Case::Symbol, Scalar);
+  auto C = std::make_unique<Case>();
+  C->native();
+  C->hsail(F, K->Object);
+  C->check(Scalar ? "scalar" : "vectorized");
+  for (auto _ : State)
+    C->hsail(F, K->Object);
+}
+
+template <typename Case> void nativeBench(benchmark::State &State) {
+  auto C = std::make_unique<Case>();
+  for (auto _ : State)
+    C->native();
+}
+
+// Warm: program create + add module + finalize + executable load +
+// freeze, repeated in one process.
+template <typename Case> void finalizeBench(benchmark::State &State) {
+  DispatchFixture F;
+  std::vector<uint8_t> Brig = assembleFile(KernelsDir + "/" + Case::File);
+  for (auto _ : State) {
+    HsailKernel K(F.Agent, Brig, Case::Symbol);
+    benchmark::DoNotOptimize(K.Object);
+  }
+}
+
+#define SIMD_BENCHMARKS(Name)                                                  \
+  void BM_##Name##Hsail(benchmark::State &S) {                                 \
+    hsailBench<Name##Case>(S, false);                                          \
+  }                                                                            \
+  void BM_##Name##HsailScalar(benchmark::State &S) {                           \
+    hsailBench<Name##Case>(S, true);                                           \
+  }                                                                            \
+  void BM_##Name##Native(benchmark::State &S) { nativeBench<Name##Case>(S); }  \
+  void BM_Finalize##Name(benchmark::State &S) {                                \
+    finalizeBench<Name##Case>(S);                                              \
+  }                                                                            \
+  BENCHMARK(BM_##Name##Hsail)->Unit(benchmark::kMillisecond)->UseRealTime();   \
+  BENCHMARK(BM_##Name##HsailScalar)                                            \
+      ->Unit(benchmark::kMillisecond)                                          \
+      ->UseRealTime();                                                         \
+  BENCHMARK(BM_##Name##Native)->Unit(benchmark::kMillisecond)->UseRealTime();  \
+  BENCHMARK(BM_Finalize##Name)->Unit(benchmark::kMillisecond)->UseRealTime()
+
+SIMD_BENCHMARKS(VectorAdd);
+SIMD_BENCHMARKS(Saxpy);
+SIMD_BENCHMARKS(SgemmNaive);
+SIMD_BENCHMARKS(SgemmTiled);
+SIMD_BENCHMARKS(Reduction);
+SIMD_BENCHMARKS(Mandelbrot);
+SIMD_BENCHMARKS(Nbody);
+SIMD_BENCHMARKS(Stencil);
+SIMD_BENCHMARKS(Histogram);
+SIMD_BENCHMARKS(BinarySearch);
+
+} // namespace
+
+BENCHMARK_MAIN();
