@@ -15,19 +15,27 @@ namespace {
 
 // The work-item state the work-group function keeps for the body:
 //   { ptr ctx, [3 x i32] local id, [3 x i32] group id, [3 x i32] current
-//     work-group size }
+//     work-group size, ptr the register file of the wave (vectorized
+//     resumable kernels) }
 enum WorkItemField {
   WiContext = 0,
   WiLocal = 1,
   WiGroup = 2,
-  WiCurrentSize = 3
+  WiCurrentSize = 3,
+  WiWaveRegisters = 4
 };
 
 llvm::StructType *workItemType(llvm::LLVMContext &C) {
   auto *I32x3 = llvm::ArrayType::get(llvm::Type::getInt32Ty(C), 3);
-  return llvm::StructType::get(
-      C, {llvm::PointerType::get(C, 0), I32x3, I32x3, I32x3});
+  auto *Ptr = llvm::PointerType::get(C, 0);
+  return llvm::StructType::get(C, {Ptr, I32x3, I32x3, I32x3, Ptr});
 }
+
+/// The most stack a work-group function takes for its waves' register
+/// files; a group that would need more runs the scalar regions.
+constexpr uint64_t MaxWaveRegisterBytes = 1 << 20;
+/// The CPU agent's largest work-group (cpu_agent/CpuAgent.h).
+constexpr uint64_t WorkGroupMaxItems = 1024;
 
 using Ctx = hsa_ext_openhsa_dispatch_context_t;
 
@@ -71,6 +79,24 @@ llvm::Value *clampDim(llvm::IRBuilder<> &B, llvm::Value *D) {
 void defineQueries(llvm::Module &M) {
   llvm::LLVMContext &C = M.getContext();
   auto *WiTy = workItemType(C);
+  auto *PtrTy = llvm::PointerType::get(C, 0);
+  // The scalar register file is in the work-item's private block.
+  llvm::FunctionCallee PrivateBaseFn;
+  if (M.getFunction(query::RegisterFile))
+    PrivateBaseFn = M.getOrInsertFunction(
+        query::PrivateBase, llvm::FunctionType::get(PtrTy, {PtrTy}, false));
+  defineQuery(M, query::RegisterFile,
+              [&](llvm::IRBuilder<> &B, llvm::Function *F) -> llvm::Value * {
+                return B.CreateGEP(B.getInt8Ty(),
+                                   B.CreateCall(PrivateBaseFn, {F->getArg(0)}),
+                                   B.CreateZExt(F->getArg(1), B.getInt64Ty()));
+              });
+  defineQuery(M, query::WaveRegisterFile,
+              [&](llvm::IRBuilder<> &B, llvm::Function *F) -> llvm::Value * {
+                return B.CreateLoad(
+                    B.getPtrTy(),
+                    B.CreateStructGEP(WiTy, F->getArg(0), WiWaveRegisters));
+              });
   auto WiArray = [&](unsigned Field) {
     return [=](llvm::IRBuilder<> &B, llvm::Function *F) -> llvm::Value * {
       llvm::Value *D = clampDim(B, F->getArg(1));
@@ -204,19 +230,19 @@ void emitSteppedLoop(llvm::IRBuilder<> &B, llvm::Value *N, unsigned Step,
 
 /// The X loop of a vectorized kernel: whole waves of W work-items with
 /// every lane on, then the partial wave at the end of the row with the
-/// lanes past it off. The body is inlined at both calls; with its mask a
-/// constant, the first copy has no masked memory access left.
-void emitWaveLoop(llvm::IRBuilder<> &B, llvm::Value *Kernarg, llvm::Value *Wi,
-                  llvm::Value *LocalX, llvm::Value *Count,
-                  llvm::Function *VecBody, unsigned W) {
+/// lanes past it off. Call(X, Mask) calls the body for the wave at X; the
+/// body is inlined at both calls, and with its mask a constant the first
+/// copy has no masked memory access left.
+template <typename CallFn>
+void emitWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX, llvm::Value *Count,
+                  unsigned W, CallFn Call) {
   llvm::LLVMContext &C = B.getContext();
   llvm::Function *F = B.GetInsertBlock()->getParent();
   llvm::Value *Whole = B.CreateAnd(Count, B.getInt32(~(W - 1)));
   emitSteppedLoop(B, Whole, W, "wave", [&](llvm::Value *X) {
     B.CreateStore(X, LocalX);
-    B.CreateCall(VecBody, {Kernarg, Wi,
-                           llvm::ConstantInt::getTrue(
-                               llvm::FixedVectorType::get(B.getInt1Ty(), W))});
+    Call(X, llvm::ConstantInt::getTrue(
+                llvm::FixedVectorType::get(B.getInt1Ty(), W)));
   });
   llvm::Value *Rest = B.CreateSub(Count, Whole);
   auto *Tail = llvm::BasicBlock::Create(C, "wave.tail", F);
@@ -227,10 +253,8 @@ void emitWaveLoop(llvm::IRBuilder<> &B, llvm::Value *Kernarg, llvm::Value *Wi,
   llvm::SmallVector<llvm::Constant *, 16> Lanes;
   for (unsigned L = 0; L < W; ++L)
     Lanes.push_back(B.getInt32(L));
-  llvm::Value *Mask =
-      B.CreateICmpULT(llvm::ConstantVector::get(Lanes),
-                      B.CreateVectorSplat(W, Rest), "tail.mask");
-  B.CreateCall(VecBody, {Kernarg, Wi, Mask});
+  Call(Whole, B.CreateICmpULT(llvm::ConstantVector::get(Lanes),
+                              B.CreateVectorSplat(W, Rest), "tail.mask"));
   B.CreateBr(Done);
   B.SetInsertPoint(Done);
 }
@@ -294,7 +318,10 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
       B.CreateStore(Z, LocalPtr(2));
       emitLoop(B, Current[1], "y", [&](llvm::Value *Y) {
         B.CreateStore(Y, LocalPtr(1));
-        emitWaveLoop(B, Kernarg, Wi, LocalPtr(0), Current[0], VecBody, W);
+        emitWaveLoop(B, LocalPtr(0), Current[0], W,
+                     [&](llvm::Value *, llvm::Value *Mask) {
+                       B.CreateCall(VecBody, {Kernarg, Wi, Mask});
+                     });
       });
     });
     B.CreateRetVoid();
@@ -369,33 +396,91 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
     // region they stopped at is where all resume. Work-items that
     // finished early (only a debugtrap can make them, barriers being
     // uniform) do not end the group for the others.
-    llvm::Value *NextSlot = B.CreateAlloca(I32); // Promoted by mem2reg.
-    llvm::BasicBlock *Pre = B.GetInsertBlock();
-    auto *Region = llvm::BasicBlock::Create(C, "region", F);
-    auto *Done = llvm::BasicBlock::Create(C, "done", F);
-    B.CreateBr(Region);
-    B.SetInsertPoint(Region);
-    llvm::PHINode *Resume = B.CreatePHI(I32, 2, "resume");
-    Resume->addIncoming(B.getInt32(0), Pre);
-    B.CreateStore(B.getInt32(-1), NextSlot);
-    emitLoop(B, Current[2], "z", [&](llvm::Value *Z) {
-      B.CreateStore(Z, LocalPtr(2));
-      emitLoop(B, Current[1], "y", [&](llvm::Value *Y) {
-        B.CreateStore(Y, LocalPtr(1));
-        emitLoop(B, Current[0], "x", [&](llvm::Value *X) {
-          B.CreateStore(X, LocalPtr(0));
-          llvm::Value *R = B.CreateCall(K.Body, {Kernarg, Wi, Resume});
-          B.CreateStore(B.CreateSelect(B.CreateICmpEQ(R, B.getInt32(-1)),
-                                       B.CreateLoad(I32, NextSlot), R),
-                        NextSlot);
+    llvm::IRBuilder<> AtEntry(&F->getEntryBlock(), F->getEntryBlock().begin());
+    auto EmitRegions = [&](auto Row) {
+      llvm::Value *NextSlot = AtEntry.CreateAlloca(I32); // mem2reg'd.
+      llvm::BasicBlock *Pre = B.GetInsertBlock();
+      auto *Region = llvm::BasicBlock::Create(C, "region", F);
+      auto *Done = llvm::BasicBlock::Create(C, "done", F);
+      B.CreateBr(Region);
+      B.SetInsertPoint(Region);
+      llvm::PHINode *Resume = B.CreatePHI(I32, 2, "resume");
+      Resume->addIncoming(B.getInt32(0), Pre);
+      B.CreateStore(B.getInt32(-1), NextSlot);
+      auto Stopped = [&](llvm::Value *R) {
+        B.CreateStore(B.CreateSelect(B.CreateICmpEQ(R, B.getInt32(-1)),
+                                     B.CreateLoad(I32, NextSlot), R),
+                      NextSlot);
+      };
+      emitLoop(B, Current[2], "z", [&](llvm::Value *Z) {
+        B.CreateStore(Z, LocalPtr(2));
+        emitLoop(B, Current[1], "y", [&](llvm::Value *Y) {
+          B.CreateStore(Y, LocalPtr(1));
+          Row(Z, Y, Resume, Stopped);
         });
       });
-    });
-    llvm::Value *Next = B.CreateLoad(I32, NextSlot);
-    Resume->addIncoming(Next, B.GetInsertBlock());
-    B.CreateCondBr(B.CreateICmpEQ(Next, B.getInt32(-1)), Done, Region);
-    B.SetInsertPoint(Done);
-    B.CreateRetVoid();
+      llvm::Value *Next = B.CreateLoad(I32, NextSlot);
+      Resume->addIncoming(Next, B.GetInsertBlock());
+      B.CreateCondBr(B.CreateICmpEQ(Next, B.getInt32(-1)), Done, Region);
+      B.SetInsertPoint(Done);
+      B.CreateRetVoid();
+    };
+    auto ScalarRow = [&](llvm::Value *, llvm::Value *, llvm::Value *Resume,
+                         auto Stopped) {
+      emitLoop(B, Current[0], "x", [&](llvm::Value *X) {
+        B.CreateStore(X, LocalPtr(0));
+        Stopped(B.CreateCall(K.Body, {Kernarg, Wi, Resume}));
+      });
+    };
+    if (!VecBody) {
+      EmitRegions(ScalarRow);
+    } else {
+      // Waves of W work-items, each with its register file, lane by lane,
+      // on this function's stack; groups too small to fill waves, or whose
+      // files would not fit, run the scalar regions.
+      auto *I64 = B.getInt64Ty();
+      llvm::Value *WavesPerRow = B.CreateUDiv(
+          B.CreateAdd(Current[0], B.getInt32(W - 1)), B.getInt32(W));
+      const uint64_t WaveBytes = uint64_t(W) * K.RegisterFileSize;
+      llvm::Value *Bytes = B.CreateMul(
+          B.CreateZExt(
+              B.CreateMul(WavesPerRow, B.CreateMul(Current[1], Current[2])),
+              I64),
+          B.getInt64(WaveBytes));
+      llvm::Value *UseWaves =
+          B.CreateAnd(B.CreateICmpULE(Bytes, B.getInt64(MaxWaveRegisterBytes)),
+                      B.CreateICmpUGE(Current[0], B.getInt32(W / 2)));
+      auto *Waves = llvm::BasicBlock::Create(C, "waves", F);
+      auto *Scalar = llvm::BasicBlock::Create(C, "scalar", F);
+      B.CreateCondBr(UseWaves, Waves, Scalar);
+      B.SetInsertPoint(Scalar);
+      EmitRegions(ScalarRow);
+      B.SetInsertPoint(Waves);
+      auto *Area = B.CreateAlloca(B.getInt8Ty(), Bytes, "wave.registers");
+      Area->setAlignment(llvm::Align(64));
+      llvm::Value *WaveRegisters = B.CreateStructGEP(WiTy, Wi, WiWaveRegisters);
+      EmitRegions([&](llvm::Value *Z, llvm::Value *Y, llvm::Value *Resume,
+                      auto Stopped) {
+        llvm::Value *RowWave = B.CreateMul(
+            B.CreateAdd(B.CreateMul(Z, Current[1]), Y), WavesPerRow);
+        emitWaveLoop(
+            B, LocalPtr(0), Current[0], W,
+            [&](llvm::Value *X, llvm::Value *Mask) {
+              llvm::Value *Wave =
+                  B.CreateAdd(RowWave, B.CreateUDiv(X, B.getInt32(W)));
+              B.CreateStore(B.CreateGEP(B.getInt8Ty(), Area,
+                                        B.CreateMul(B.CreateZExt(Wave, I64),
+                                                    B.getInt64(WaveBytes))),
+                            WaveRegisters);
+              Stopped(B.CreateCall(VecBody, {Kernarg, Wi, Resume, Mask}));
+            });
+      });
+      VecBody->addFnAttr(llvm::Attribute::AlwaysInline);
+      if (hostTarget().Features.find("+avx512f") != std::string::npos) {
+        F->addFnAttr("prefer-vector-width", "512");
+        F->addFnAttr("min-legal-vector-width", "512");
+      }
+    }
   }
   K.Body->addFnAttr(llvm::Attribute::AlwaysInline);
   return F;
@@ -417,8 +502,12 @@ void buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
     const unsigned W = VectorWidth ? VectorWidth : kernelVectorWidth(*K.Body);
     if (W <= 1)
       K.Symbol.ScalarReason = "vectorization is off";
-    else if (K.UsesBarrier)
-      K.Symbol.ScalarReason = "the kernel waits at barriers";
+    else if (K.Scheduled)
+      K.Symbol.ScalarReason = "work-items wait at fbarriers";
+    else if (K.UsesBarrier &&
+             uint64_t(W) * K.RegisterFileSize * WorkGroupMaxItems >
+                 64 * MaxWaveRegisterBytes)
+      K.Symbol.ScalarReason = "its register file is too large for waves";
     else if (auto R = vectorizeWorkItemBody(*K.Body, W, State))
       V = *R;
     else

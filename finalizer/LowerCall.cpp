@@ -423,8 +423,8 @@ KernelLowering::RegisterSlot KernelLowering::stateSlot(unsigned Bits) {
     const uint64_t Bytes = Bits / 8;
     const uint64_t Off = alignTo(RegisterFileSize, Bytes);
     RegisterFileSize = Off + Bytes;
-    S.Ptr = AllocaBuilder.CreateConstGEP1_64(
-        AllocaBuilder.getInt8Ty(), RegisterFile, RegisterFileOffset + Off);
+    S.Ptr = AllocaBuilder.CreateConstGEP1_64(AllocaBuilder.getInt8Ty(),
+                                             RegisterFile, Off);
   } else {
     S.Ptr = AllocaBuilder.CreateAlloca(S.Ty);
   }
@@ -489,8 +489,8 @@ Value *KernelLowering::argVariable(uint32_t Off) {
       // Arguments may cross a barrier of an inlined callee.
       const uint64_t At = alignTo(RegisterFileSize, Align);
       RegisterFileSize = At + Bytes;
-      H.Pointer = AllocaBuilder.CreateConstGEP1_64(
-          AllocaBuilder.getInt8Ty(), RegisterFile, RegisterFileOffset + At);
+      H.Pointer = AllocaBuilder.CreateConstGEP1_64(AllocaBuilder.getInt8Ty(),
+                                                   RegisterFile, At);
     } else {
       auto *A = AllocaBuilder.CreateAlloca(
           llvm::ArrayType::get(AllocaBuilder.getInt8Ty(), Bytes));

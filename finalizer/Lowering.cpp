@@ -354,7 +354,12 @@ llvm::Expected<LoweredKernel> KernelLowering::run() {
   if (SplitAtBarriers) {
     // The register file follows the private variables.
     RegisterFileOffset = alignTo(PrivateSize, 16);
-    RegisterFile = privateWord(AllocaBuilder, 0); // The private block.
+    auto *PtrTy = llvm::PointerType::get(Ctx, 0);
+    RegisterFile = AllocaBuilder.CreateCall(
+        P.module().getOrInsertFunction(
+            query::RegisterFile,
+            llvm::FunctionType::get(PtrTy, {PtrTy, I32}, false)),
+        {WorkItem, AllocaBuilder.getInt32(uint32_t(RegisterFileOffset))});
   }
   if (Scheduled)
     setupScheduled();
@@ -414,6 +419,7 @@ llvm::Expected<LoweredKernel> KernelLowering::run() {
   finishStack(Body);
 
   Result.Body = F;
+  Result.RegisterFileSize = RegisterFileSize;
   Result.Symbol.Name = Name.str();
   Result.Symbol.ProgramLinkage = K->linkage == BRIG_LINKAGE_PROGRAM;
   Result.Symbol.KernargSegmentSize = uint32_t(KernargSize);
@@ -503,8 +509,8 @@ KernelLowering::registerSlot(const BrigOperandRegister &R) {
       const uint64_t Bytes = Bits == 1 ? 1 : Bits / 8;
       const uint64_t Off = alignTo(RegisterFileSize, Bytes);
       RegisterFileSize = Off + Bytes;
-      Slot.Ptr = AllocaBuilder.CreateConstGEP1_64(
-          AllocaBuilder.getInt8Ty(), RegisterFile, RegisterFileOffset + Off);
+      Slot.Ptr = AllocaBuilder.CreateConstGEP1_64(AllocaBuilder.getInt8Ty(),
+                                                  RegisterFile, Off);
     } else {
       Slot.Ptr = AllocaBuilder.CreateAlloca(Slot.Ty);
       // Registers are undefined until written; zero keeps reads of unwritten

@@ -27,6 +27,9 @@ struct LoweredKernel {
   KernelSymbol Symbol; // EntrySymbol left empty; the target names it.
   llvm::Function *Body = nullptr;
   bool UsesBarrier = false;
+  /// Bytes of registers a resumable kernel keeps across barriers, at the
+  /// RegisterFile query's address.
+  uint64_t RegisterFileSize = 0;
   /// Work-items wait at different points (waitfbar): Body is
   /// `i32 (ptr kernarg, ptr wi, i32 resume, ptr group state)`, each work-item
   /// resumes where it stopped (finalizer/LowerFbarrier.cpp).
@@ -58,6 +61,15 @@ inline constexpr const char *PacketCompletionSig =
     "openhsa.packetcompletionsig";                                // (wi) -> i64
 inline constexpr const char *GroupBase = "openhsa.groupbase";     // (wi) -> ptr
 inline constexpr const char *PrivateBase = "openhsa.privatebase"; // (wi) -> ptr
+// The registers of a resumable kernel's work-item (those that live across
+// its barriers), given their offset in its private block; a target may
+// keep them elsewhere (finalizer/WorkItemVectorizer.h).
+inline constexpr const char *RegisterFile =
+    "openhsa.registerfile"; // (wi, i32 offset) -> ptr
+// The register file of the wave of work-items a vectorized resumable body
+// runs (finalizer/WorkItemVectorizer.h).
+inline constexpr const char *WaveRegisterFile =
+    "openhsa.waveregisterfile"; // (wi) -> ptr
 // Sizes of the group segment and of a work-item's private block, the
 // dispatch's queue, the worker running the group and the highest worker
 // number (LowerSystem.cpp).

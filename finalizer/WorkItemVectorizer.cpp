@@ -30,6 +30,7 @@
 #include "llvm/Transforms/Utils/UnifyLoopExits.h"
 
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <optional>
 
@@ -78,6 +79,14 @@ namespace {
 using namespace llvm;
 
 Error unsupported(const Twine &Why) { return createStringError(Why); }
+
+bool isQuery(const Function *Callee, const char *Name) {
+  return Callee && Callee->getName() == Name;
+}
+
+/// `i64 ()`: the lane's index in the wave, 0 to W-1; only in bodies being
+/// vectorized (the register file's layout below).
+constexpr const char *LaneMarker = "openhsa.vectorizer.lane";
 
 /// S cloned with the mask argument added.
 Function *cloneWithMask(Function &S, unsigned W) {
@@ -182,6 +191,121 @@ struct CheckedAccess {
   Instruction *Fast, *Slow;
 };
 
+/// A resumable kernel keeps registers across barriers in a register file
+/// per work-item (query::RegisterFile). Vectorized, the file is the
+/// wave's, lane by lane: the register at byte Slot of lane L is at
+/// Slot * W + L * size from the wave's base (query::WaveRegisterFile), so
+/// that saving and restoring registers are vector stores and loads. Every
+/// use of the file must be a load or store of one type at a constant
+/// offset; booleans are kept as bytes.
+Error interleaveRegisterFile(Function &F, unsigned W) {
+  SmallVector<CallInst *, 2> Files;
+  for (Instruction &I : instructions(F))
+    if (auto *CI = dyn_cast<CallInst>(&I))
+      if (isQuery(CI->getCalledFunction(), query::RegisterFile))
+        Files.push_back(CI);
+  if (Files.empty())
+    return Error::success();
+  struct Access {
+    Instruction *I;
+    uint64_t Offset;
+    Type *Ty;
+  };
+  std::vector<Access> Accesses;
+  std::map<uint64_t, uint64_t> Slots; // Offset -> bytes.
+  const DataLayout &DL = F.getParent()->getDataLayout();
+  std::function<Error(Value *, uint64_t)> Collect =
+      [&](Value *P, uint64_t Offset) -> Error {
+    for (User *U : P->users()) {
+      if (auto *G = dyn_cast<GetElementPtrInst>(U)) {
+        APInt Off(64, 0);
+        if (!G->accumulateConstantOffset(DL, Off) || Off.isNegative())
+          return unsupported("a register file address that is not constant");
+        if (auto E = Collect(G, Offset + Off.getZExtValue()))
+          return E;
+        continue;
+      }
+      Type *Ty = nullptr;
+      if (auto *L = dyn_cast<LoadInst>(U); L && L->isSimple())
+        Ty = L->getType();
+      else if (auto *S = dyn_cast<StoreInst>(U);
+               S && S->isSimple() && S->getPointerOperand() == P)
+        Ty = S->getValueOperand()->getType();
+      if (!Ty || !(Ty->isIntegerTy() || Ty->isFloatingPointTy()) ||
+          DL.getTypeStoreSize(Ty) > 8)
+        return unsupported("a register file used otherwise than by loads "
+                           "and stores of scalars");
+      // A register is read and written as integers or floats of its size.
+      const uint64_t Bytes = std::max<uint64_t>(DL.getTypeStoreSize(Ty), 1);
+      uint64_t &Slot = Slots[Offset];
+      if (Slot && Slot != Bytes)
+        return unsupported("a register file slot accessed with two sizes");
+      Slot = Bytes;
+      Accesses.push_back({cast<Instruction>(U), Offset, Ty});
+    }
+    return Error::success();
+  };
+  for (CallInst *CI : Files)
+    if (auto E = Collect(CI, 0))
+      return E;
+  // Slots must not overlap (they never do: one per register).
+  uint64_t End = 0;
+  for (auto &[Offset, Bytes] : Slots) {
+    if (Offset < End)
+      return unsupported("overlapping register file slots");
+    End = Offset + Bytes;
+  }
+  Module &M = *F.getParent();
+  LLVMContext &C = F.getContext();
+  IRBuilder<> Entry(&*F.getEntryBlock().getFirstInsertionPt());
+  Value *Wave = Entry.CreateCall(M.getOrInsertFunction(query::WaveRegisterFile,
+                                                       Entry.getPtrTy(),
+                                                       Entry.getPtrTy()),
+                                 {F.getArg(1)}, "wave.registers");
+  FunctionCallee Lane = M.getOrInsertFunction(
+      LaneMarker, FunctionType::get(Type::getInt64Ty(C), false));
+  for (const Access &A : Accesses) {
+    IRBuilder<> B(A.I);
+    const uint64_t Size = std::max<uint64_t>(DL.getTypeStoreSize(A.Ty), 1);
+    Type *Stored = B.getIntNTy(unsigned(Size * 8));
+    Value *Ptr = B.CreateGEP(
+        B.getInt8Ty(), B.CreateConstGEP1_64(B.getInt8Ty(), Wave, A.Offset * W),
+        B.CreateMul(B.CreateCall(Lane), B.getInt64(Size)));
+    if (auto *L = dyn_cast<LoadInst>(A.I)) {
+      Value *V = B.CreateAlignedLoad(Stored, Ptr, Align(Size));
+      if (A.Ty->isIntegerTy(1))
+        V = B.CreateTrunc(V, A.Ty);
+      else if (Stored != A.Ty)
+        V = B.CreateBitCast(V, A.Ty);
+      L->replaceAllUsesWith(V);
+    } else {
+      auto *S = cast<StoreInst>(A.I);
+      Value *V = S->getValueOperand();
+      if (A.Ty->isIntegerTy(1))
+        V = B.CreateZExt(V, Stored);
+      else if (Stored != A.Ty)
+        V = B.CreateBitCast(V, Stored);
+      B.CreateAlignedStore(V, Ptr, Align(Size));
+    }
+    A.I->eraseFromParent();
+  }
+  // The offsets' GEPs and the per-work-item file are unused now.
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (Instruction &I : make_early_inc_range(instructions(F)))
+      if (isa<GetElementPtrInst>(I) && I.use_empty()) {
+        I.eraseFromParent();
+        Changed = true;
+      }
+  }
+  for (CallInst *CI : Files) {
+    if (!CI->use_empty())
+      return unsupported("internal: the register file is still used");
+    CI->eraseFromParent();
+  }
+  return Error::success();
+}
+
 class Vectorizer {
 public:
   Vectorizer(Function &F, unsigned W, const WorkItemStateLayout &State)
@@ -262,10 +386,6 @@ private:
 // Analysis
 //===----------------------------------------------------------------------===//
 
-bool isQuery(const Function *Callee, const char *Name) {
-  return Callee && Callee->getName() == Name;
-}
-
 Error Vectorizer::checkInstructions() {
   for (Instruction &I : instructions(F)) {
     if (auto *A = dyn_cast<AllocaInst>(&I); A && !A->isStaticAlloca())
@@ -298,7 +418,7 @@ bool Vectorizer::computeVarying(Instruction &I) {
       auto *D = dyn_cast<ConstantInt>(CI->getArgOperand(1));
       return !D || D->isZero();
     }
-    if (isQuery(Callee, query::PrivateBase))
+    if (isQuery(Callee, query::PrivateBase) || isQuery(Callee, LaneMarker))
       return true;
     if (Callee && Callee->getName().starts_with("openhsa."))
       return false; // Every other query is the same for the whole group.
@@ -406,6 +526,9 @@ std::optional<LaneStride> Vectorizer::strideOf(Value *V) {
             DL.getTypeAllocSize(A->getAllocatedType()).getFixedValue() *
             cast<ConstantInt>(A->getArraySize())->getZExtValue()),
         {}};
+  } else if (auto *CI = dyn_cast<CallInst>(V);
+             CI && isQuery(CI->getCalledFunction(), LaneMarker)) {
+    R = LaneStride{1, {}};
   } else if (auto *CI = dyn_cast<CallInst>(V)) {
     if (isQuery(CI->getCalledFunction(), query::WorkItemId))
       if (auto *D = dyn_cast<ConstantInt>(CI->getArgOperand(1));
@@ -468,6 +591,9 @@ Value *Vectorizer::scalarAt(Value *V, unsigned Lane, IRBuilder<> &B) {
   if (!isVarying(V))
     return V;
   auto *I = cast<Instruction>(V);
+  if (auto *CI = dyn_cast<CallInst>(I);
+      CI && isQuery(CI->getCalledFunction(), LaneMarker))
+    return B.getInt64(Lane);
   if (auto *CI = dyn_cast<CallInst>(I);
       CI && isQuery(CI->getCalledFunction(), query::WorkItemId))
     if (auto *D = dyn_cast<ConstantInt>(CI->getArgOperand(1)); D && D->isZero())
@@ -810,6 +936,10 @@ Error Vectorizer::widenCall(CallInst &CI, IRBuilder<> &B) {
     Vec[&CI] = X;
     return Error::success();
   }
+  if (isQuery(Callee, LaneMarker)) {
+    Vec[&CI] = B.CreateZExt(laneIds(), vectorOf(B.getInt64Ty(), W));
+    return Error::success();
+  }
   if (isQuery(Callee, query::PrivateBase)) {
     // Private blocks follow each other in flat id order.
     KeepScalar.insert(&CI);
@@ -885,8 +1015,9 @@ Error Vectorizer::widenLoad(LoadInst &L, IRBuilder<> &B) {
     Vec[&L] = B.CreateMaskedLoad(VT, First, L.getAlign(), Mask);
     return Error::success();
   }
-  if (isa<Constant>(Cond)) { // Lanes always wrap.
-    Vec[&L] = B.CreateMaskedGather(VT, Ptrs, L.getAlign(), Mask);
+  if (auto *C = dyn_cast<ConstantInt>(Cond)) { // Known either way.
+    Vec[&L] = C->isOne() ? B.CreateMaskedLoad(VT, First, L.getAlign(), Mask)
+                         : B.CreateMaskedGather(VT, Ptrs, L.getAlign(), Mask);
     return Error::success();
   }
   auto *Fast =
@@ -919,8 +1050,11 @@ Error Vectorizer::widenStore(StoreInst &St, IRBuilder<> &B) {
     B.CreateMaskedStore(Val, First, St.getAlign(), Mask);
     return Error::success();
   }
-  if (isa<Constant>(Cond)) { // Lanes always wrap.
-    B.CreateMaskedScatter(Val, Ptrs, St.getAlign(), Mask);
+  if (auto *C = dyn_cast<ConstantInt>(Cond)) { // Known either way.
+    if (C->isOne())
+      B.CreateMaskedStore(Val, First, St.getAlign(), Mask);
+    else
+      B.CreateMaskedScatter(Val, Ptrs, St.getAlign(), Mask);
     return Error::success();
   }
   auto *Fast =
@@ -1117,6 +1251,18 @@ Error Vectorizer::finish() {
       VP->addIncoming(vec(P->getIncomingValue(K)), P->getIncomingBlock(K));
   buildMasks();
   rewriteBranches();
+  // A resumable body returns where its work-items stopped: the same for
+  // all but those that finished early (-1).
+  for (BasicBlock *BB : RPO)
+    if (auto *Ret = dyn_cast<ReturnInst>(BB->getTerminator());
+        Ret && Ret->getReturnValue() && isVarying(Ret->getReturnValue())) {
+      IRBuilder<> B(Ret);
+      Value *V = vec(Ret->getReturnValue());
+      Value *Finished = ConstantInt::getSigned(V->getType(), -1);
+      Ret->setOperand(
+          0, B.CreateIntrinsic(Intrinsic::vector_reduce_smax, {V->getType()},
+                               {B.CreateSelect(Masks[BB], V, Finished)}));
+    }
   // The scalar forms of varying values go; nothing else may use them.
   DenseSet<Instruction *> Dead;
   for (Instruction *I : Replaced)
@@ -1167,6 +1313,10 @@ vectorizeWorkItemBody(llvm::Function &S, unsigned W,
                       const WorkItemStateLayout &State) {
   llvm::Function *V = cloneWithMask(S, W);
   prepare(*V);
+  if (llvm::Error E = interleaveRegisterFile(*V, W)) {
+    V->eraseFromParent();
+    return E;
+  }
   Vectorizer Vz(*V, W, State);
   if (llvm::Error E = Vz.run()) {
     V->eraseFromParent();

@@ -497,29 +497,177 @@ kernel &ids(kernarg_u64 %out)
   }
 }
 
-// What the vectorizer does not take runs the scalar work-item loops, and
-// the code object says why.
-TEST(VectorizeTest, KernelsWithBarriersFallBackWithAReason) {
-  const char *Barrier = R"(
+// Barriers: each region runs wave by wave, registers kept across the
+// barriers in a register file per wave, lane by lane. A tree reduction with
+// a barrier inside its halving loop, groups whose width is not a multiple of
+// W, and groups too narrow for waves (which run the scalar regions).
+const char *Reduce = R"(
 module &m:1:0:$full:$large:$default;
-kernel &withbarrier(kernarg_u64 %out)
+kernel &reduce(kernarg_u64 %in, kernarg_u64 %partial)
 {
-	workitemabsid_u32	$s0, 0;
+	group_u32 %scratch[256];
+	workitemid_u32	$s0, 0;
+	workitemabsid_u32	$s1, 0;
+	cvt_u64_u32	$d0, $s1;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%in];
+	add_u64	$d1, $d1, $d0;
+	ld_global_u32	$s3, [$d1];
+	shl_u32	$s6, $s0, 2;
+	st_group_u32	$s3, [%scratch][$s6];
+	currentworkgroupsize_u32	$s5, 0;
+@step:
 	barrier;
+	cmp_le_b1_u32	$c1, $s5, 1;
+	cbr_b1	$c1, @write;
+	add_u32	$s7, $s5, 1;
+	shr_u32	$s7, $s7, 1;			// half, rounded up
+	add_u32	$s8, $s0, $s7;
+	cmp_ge_b1_u32	$c2, $s8, $s5;
+	cmp_ge_b1_u32	$c3, $s0, $s7;
+	or_b1	$c2, $c2, $c3;
+	cbr_b1	$c2, @next;
+	shl_u32	$s8, $s8, 2;
+	ld_group_u32	$s9, [%scratch][$s6];
+	ld_group_u32	$s10, [%scratch][$s8];
+	add_u32	$s9, $s9, $s10;
+	st_group_u32	$s9, [%scratch][$s6];
+@next:
+	mov_b32	$s5, $s7;
+	br	@step;
+@write:
+	cmp_ne_b1_u32	$c3, $s0, 0;
+	cbr_b1	$c3, @end;
+	ld_group_u32	$s9, [%scratch];
+	workgroupid_u32	$s2, 0;
+	cvt_u64_u32	$d2, $s2;
+	shl_u64	$d2, $d2, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d3, [%partial];
+	add_u64	$d3, $d3, $d2;
+	st_global_u32	$s9, [$d3];
+@end:
+	ret;
+};
+)";
+
+TEST(VectorizeTest, BarrierInALoop) {
+  auto Ps = bothWays(Reduce, "&reduce");
+  ASSERT_EQ(Ps.size(), 2u);
+  for (uint32_t Group : {256u, 100u, 37u, 16u, 5u, 1u})
+    for (uint32_t N : {Group * 3, Group * 4 + Group / 2 + 1}) {
+      std::vector<uint32_t> In(N);
+      for (uint32_t I = 0; I < N; ++I)
+        In[I] = I * 7 + 3;
+      const uint32_t Groups = (N + Group - 1) / Group;
+      for (const auto &P : Ps) {
+        std::vector<uint32_t> Partial(Groups, 0);
+        struct {
+          uint32_t *In, *Partial;
+        } Args{In.data(), Partial.data()};
+        Grid G;
+        G.Size[0] = N;
+        G.WorkGroup[0] = Group;
+        runKernel(P, "&reduce", G, &Args);
+        for (uint32_t Gr = 0; Gr < Groups; ++Gr) {
+          uint32_t Want = 0;
+          for (uint32_t I = Gr * Group; I < std::min(N, (Gr + 1) * Group); ++I)
+            Want += In[I];
+          ASSERT_EQ(Partial[Gr], Want)
+              << "group " << Gr << " of size " << Group << ", n " << N;
+        }
+      }
+    }
+}
+
+// Registers written under divergence before a barrier keep each lane's
+// value across it, booleans included; a 2-D group whose rows are not a
+// multiple of W.
+TEST(VectorizeTest, DivergentRegistersSurviveBarriers) {
+  const char *Src = R"(
+module &m:1:0:$full:$large:$default;
+kernel &keep(kernarg_u64 %out)
+{
+	workitemflatabsid_u32	$s0;
+	workitemid_u32	$s1, 0;
+	and_b32	$s2, $s1, 3;
+	cmp_eq_b1_u32	$c0, $s2, 1;
+	mov_b32	$s3, 11;
+	cbr_b1	$c0, @odd;
+	mul_u32	$s3, $s0, 3;
+	cvt_f64_u32	$d4, $s0;
+@odd:
+	barrier;
+	cmp_gt_b1_u32	$c1, $s1, 4;
+	barrier;
+	cvt_u32_b1	$s4, $c1;
+	add_u32	$s3, $s3, $s4;
+	cvt_u32_b1	$s5, $c0;
+	shl_u32	$s5, $s5, 8;
+	add_u32	$s3, $s3, $s5;
 	cvt_u64_u32	$d0, $s0;
 	shl_u64	$d0, $d0, 2;
 	ld_kernarg_align(8)_width(all)_u64	$d1, [%out];
 	add_u64	$d1, $d1, $d0;
-	st_global_u32	$s0, [$d1];
+	st_global_u32	$s3, [$d1];
 	ret;
 };
 )";
-  auto P = finalizeText(Barrier, 16);
+  auto Ps = bothWays(Src, "&keep");
+  ASSERT_EQ(Ps.size(), 2u);
+  for (const auto &P : Ps) {
+    Grid G;
+    G.Dims = 2;
+    G.Size[0] = 40;
+    G.Size[1] = 6;
+    G.WorkGroup[0] = 20;
+    G.WorkGroup[1] = 3;
+    std::vector<uint32_t> Out(40 * 6, 0);
+    struct {
+      uint32_t *Out;
+    } Args{Out.data()};
+    runKernel(P, "&keep", G, &Args);
+    for (uint32_t Y = 0; Y < 6; ++Y)
+      for (uint32_t X = 0; X < 40; ++X) {
+        const uint32_t Flat = X + 40 * Y, Lx = X % 20;
+        const bool Odd = (Lx & 3) == 1;
+        const uint32_t Want =
+            (Odd ? 11 : Flat * 3) + (Lx > 4 ? 1 : 0) + (Odd ? 256 : 0);
+        ASSERT_EQ(Out[Flat], Want) << X << "," << Y;
+      }
+  }
+}
+
+// What the vectorizer does not take runs the scalar work-item loops, and
+// the code object says why.
+TEST(VectorizeTest, FbarrierKernelsFallBackWithAReason) {
+  const char *Fbarrier = R"(
+module &m:1:0:$full:$large:$default;
+kernel &withfbarrier(kernarg_u64 %out)
+{
+	fbarrier %fb;
+	workitemflatid_u32	$s0;
+	cmp_ne_b1_u32	$c0, $s0, 0;
+	cbr_b1	$c0, @joined;
+	initfbar	%fb;
+@joined:
+	barrier;
+	joinfbar	%fb;
+	waitfbar	%fb;
+	leavefbar	%fb;
+	barrier;
+	cmp_ne_b1_u32	$c0, $s0, 0;
+	cbr_b1	$c0, @done;
+	releasefbar	%fb;
+@done:
+	ret;
+};
+)";
+  auto P = finalizeText(Fbarrier, 16);
   ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
-  const auto *K = P->kernel("&withbarrier");
+  const auto *K = P->kernel("&withfbarrier");
   ASSERT_NE(K, nullptr);
   EXPECT_EQ(K->VectorWidth, 1u);
-  EXPECT_NE(K->ScalarReason.find("barrier"), std::string::npos)
+  EXPECT_NE(K->ScalarReason.find("fbarrier"), std::string::npos)
       << K->ScalarReason;
   // The width and the reason survive serialization.
   auto Back = openhsa::finalizer::CodeObject::deserialize(P->Code.serialize());
