@@ -1,21 +1,31 @@
 //===- finalizer/CodeObject.cpp - Code object (de)serialization -----------===//
 //
-// Layout: the magic "OHSACO01", a little-endian u32 length of the JSON
+// Layout (version 02): the magic "OHSACO02", a little-endian u64 content
+// hash (xxh3_64bits of every byte after it), a u32 length of the JSON
 // metadata, the metadata, a u64 length of the object, the object bytes.
-// Everything read back is checked: lengths against the buffer, every field
-// for its type, so garbage yields an error, never a crash.
+// Version 01 had no hash and is refused: re-finalize (or re-serialize).
+// Everything read back is checked: the hash, lengths against the buffer,
+// every field for its type, and the object's sections, symbols and
+// relocations (finalizer/ObjectCheck.h), so a torn or damaged file, or one
+// crafted with a valid hash, yields an error, never a crash.
 //
 //===----------------------------------------------------------------------===//
 #include "finalizer/CodeObject.h"
 
+#include "finalizer/ObjectCheck.h"
+
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/xxhash.h"
 
 #include <cstring>
 
 namespace openhsa::finalizer {
 
 namespace {
-constexpr char Magic[8] = {'O', 'H', 'S', 'A', 'C', 'O', '0', '1'};
+constexpr char Magic[8] = {'O', 'H', 'S', 'A', 'C', 'O', '0', '2'};
+/// The magic without its two version digits.
+constexpr size_t MagicStem = 6;
+constexpr size_t HashSize = 8;
 
 template <typename T> void put(std::vector<uint8_t> &Out, T V) {
   uint8_t B[sizeof(T)];
@@ -85,18 +95,38 @@ std::vector<uint8_t> CodeObject::serialize() const {
   OS.flush();
 
   std::vector<uint8_t> Out(Magic, Magic + sizeof(Magic));
+  put<uint64_t>(Out, 0); // The hash, once the rest is written.
   put<uint32_t>(Out, uint32_t(Text.size()));
   Out.insert(Out.end(), Text.begin(), Text.end());
   put<uint64_t>(Out, Object.size());
   Out.insert(Out.end(), Object.begin(), Object.end());
+  sealCodeObject(Out);
   return Out;
 }
 
+void sealCodeObject(llvm::MutableArrayRef<uint8_t> Bytes) {
+  if (Bytes.size() < sizeof(Magic) + HashSize)
+    return;
+  uint64_t Hash = llvm::xxh3_64bits(Bytes.drop_front(sizeof(Magic) + HashSize));
+  std::memcpy(Bytes.data() + sizeof(Magic), &Hash, HashSize);
+}
+
 llvm::Expected<CodeObject> CodeObject::deserialize(llvm::ArrayRef<uint8_t> In) {
-  if (In.size() < sizeof(Magic) + 4 ||
-      std::memcmp(In.data(), Magic, sizeof(Magic)) != 0)
+  if (In.size() < sizeof(Magic) ||
+      std::memcmp(In.data(), Magic, MagicStem) != 0)
     return bad("not an openhsa code object (bad magic)");
-  size_t Pos = sizeof(Magic);
+  if (std::memcmp(In.data(), Magic, sizeof(Magic)) != 0)
+    return bad("unsupported version '" +
+               llvm::StringRef(
+                   reinterpret_cast<const char *>(In.data()) + MagicStem, 2) +
+               "' (this runtime reads version 02; finalize again)");
+  if (In.size() < sizeof(Magic) + HashSize + 4)
+    return bad("truncated header");
+  uint64_t Hash;
+  std::memcpy(&Hash, In.data() + sizeof(Magic), HashSize);
+  if (Hash != llvm::xxh3_64bits(In.drop_front(sizeof(Magic) + HashSize)))
+    return bad("content hash mismatch (the bytes were damaged or truncated)");
+  size_t Pos = sizeof(Magic) + HashSize;
   uint32_t MetaLen;
   std::memcpy(&MetaLen, In.data() + Pos, 4);
   Pos += 4;
@@ -268,7 +298,11 @@ llvm::Expected<CodeObject> CodeObject::deserialize(llvm::ArrayRef<uint8_t> In) {
       CO.IndirectFunctions.push_back(std::move(F));
     }
   }
+  // Checked once copied: the ELF reader needs the object aligned, and it
+  // follows the metadata unaligned in the serialized form.
   CO.Object.assign(In.begin() + Pos, In.end());
+  if (auto E = checkRelocatableObject(CO.Object))
+    return E;
   return std::move(CO);
 }
 

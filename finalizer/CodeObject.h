@@ -81,9 +81,18 @@ struct CodeObject {
   std::vector<IndirectFunctionSymbol> IndirectFunctions;
   std::vector<uint8_t> Object; // ELF relocatable object.
 
+  /// The serialized form: metadata and object under a content hash.
   std::vector<uint8_t> serialize() const;
+  /// Refuses, with a message naming the problem, bytes that are not a
+  /// serialized code object of this version, whose hash does not match, or
+  /// whose object fails checkRelocatableObject (finalizer/ObjectCheck.h).
   static llvm::Expected<CodeObject> deserialize(llvm::ArrayRef<uint8_t> Bytes);
 };
+
+/// Recomputes the content hash of serialized code object bytes after they
+/// were edited (tests craft objects this way; deserialize must still
+/// refuse what is wrong inside).
+void sealCodeObject(llvm::MutableArrayRef<uint8_t> Bytes);
 
 } // namespace openhsa::finalizer
 

@@ -2,6 +2,7 @@
 #include "finalizer/JitLoader.h"
 
 #include "finalizer/Codegen.h"
+#include "finalizer/ObjectCheck.h"
 #include "finalizer/RuntimeHelpers.h"
 
 #include "llvm/ExecutionEngine/JITLink/JITLinkMemoryManager.h"
@@ -83,6 +84,10 @@ private:
 llvm::Expected<std::unique_ptr<LoadedObject>>
 LoadedObject::load(const CodeObject &CO,
                    const std::map<std::string, void *> &External) {
+  // JITLink applies relocations without bounds checks: whatever reaches it
+  // must have been checked, whichever way the CodeObject was made.
+  if (auto Err = checkRelocatableObject(CO.Object))
+    return Err;
   static std::once_flag Once;
   std::call_once(Once, [] {
     llvm::InitializeNativeTarget();

@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "tests/executable/ExecTestSupport.h"
 
+#include "llvm/Support/xxhash.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <fcntl.h>
@@ -17,6 +19,14 @@ using namespace openhsa::test;
 namespace {
 
 class CodeObject : public ExecTest {};
+
+/// Recomputes the content hash of serialized code object bytes (format 02,
+/// finalizer/CodeObject.cpp: the magic, the xxh3_64bits of every byte after
+/// the hash, then the rest) after a test edited them.
+void seal(std::vector<uint8_t> &Bytes) {
+  const uint64_t Hash = llvm::xxh3_64bits(llvm::ArrayRef(Bytes).drop_front(16));
+  std::memcpy(Bytes.data() + 8, &Hash, 8);
+}
 
 const std::string ModuleLinkage = R"(module &mod:1:0:$full:$large:$default;
 
@@ -356,6 +366,65 @@ TEST_F(CodeObject, DeserializeRejectsGarbage) {
   EXPECT_EQ(hsa_code_object_destroy(Real), HSA_STATUS_SUCCESS);
 }
 
+// Issue 14 item 4: damaged code objects are refused through the C API,
+// never a crash: bytes overwritten anywhere (the content hash), and bytes of
+// the ELF object overwritten under a valid hash (the object's bounds
+// checks), by hsa_code_object_deserialize and by a code object reader
+// loaded into an executable. tests/finalizer/CodeObjectCheckTest has more.
+TEST_F(CodeObject, DamagedCodeObjectsAreRefused) {
+  hsa_code_object_t Real = finalizeText(VectorAddHsail);
+  ASSERT_NE(Real.handle, 0u);
+  const std::vector<uint8_t> Bytes = serialize(Real);
+  uint32_t MetaLen;
+  std::memcpy(&MetaLen, Bytes.data() + 16, 4);
+  const size_t Object = 16 + 4 + MetaLen + 8;
+  ASSERT_LT(Object, Bytes.size());
+  uint64_t Rng = 0x14;
+  auto Next = [&] { // xorshift64
+    Rng ^= Rng << 13;
+    Rng ^= Rng >> 7;
+    Rng ^= Rng << 17;
+    return Rng;
+  };
+  unsigned Loaded = 0;
+  for (unsigned Seed = 0; Seed < 400; ++Seed) {
+    const bool UnderHash = Seed & 1;
+    std::vector<uint8_t> B = Bytes;
+    for (unsigned N = 1 + Next() % 8; N-- > 0;) {
+      const size_t Start = UnderHash ? Object : 0;
+      B[Start + Next() % (B.size() - Start)] = uint8_t(Next());
+    }
+    if (UnderHash)
+      seal(B);
+    hsa_code_object_t CO{0};
+    const hsa_status_t D =
+        hsa_code_object_deserialize(B.data(), B.size(), nullptr, &CO);
+    hsa_code_object_reader_t Reader{0};
+    ASSERT_EQ(
+        hsa_code_object_reader_create_from_memory(B.data(), B.size(), &Reader),
+        HSA_STATUS_SUCCESS);
+    hsa_executable_t E = makeExecutable();
+    const hsa_status_t L =
+        hsa_executable_load_agent_code_object(E, Cpu, Reader, nullptr, nullptr);
+    if (B == Bytes || (UnderHash && D == HSA_STATUS_SUCCESS)) {
+      EXPECT_EQ(D, HSA_STATUS_SUCCESS);
+      EXPECT_TRUE(L == HSA_STATUS_SUCCESS ||
+                  L == HSA_STATUS_ERROR_INVALID_CODE_OBJECT)
+          << L;
+      Loaded += L == HSA_STATUS_SUCCESS;
+    } else {
+      EXPECT_EQ(D, HSA_STATUS_ERROR_INVALID_CODE_OBJECT) << Seed;
+      EXPECT_EQ(L, HSA_STATUS_ERROR_INVALID_CODE_OBJECT) << Seed;
+    }
+    if (D == HSA_STATUS_SUCCESS)
+      EXPECT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
+    EXPECT_EQ(hsa_executable_destroy(E), HSA_STATUS_SUCCESS);
+    EXPECT_EQ(hsa_code_object_reader_destroy(Reader), HSA_STATUS_SUCCESS);
+  }
+  EXPECT_GT(Loaded, 0u); // Damaged code (not tables) still loads.
+  EXPECT_EQ(hsa_code_object_destroy(Real), HSA_STATUS_SUCCESS);
+}
+
 TEST_F(CodeObject, ReadersCheckTheirArguments) {
   hsa_code_object_reader_t Reader{0};
   const uint8_t Byte = 0;
@@ -429,6 +498,7 @@ TEST_F(CodeObject, ForeignIsaIsRefusedWhenLoaded) {
   std::string Foreign = Name;
   Foreign.replace(Foreign.size() - 1, 1, Foreign.back() == 'q' ? "r" : "q");
   std::copy(Foreign.begin(), Foreign.end(), It);
+  seal(Bytes);
 
   hsa_code_object_t Other{0};
   ASSERT_EQ(
