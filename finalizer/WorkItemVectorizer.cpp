@@ -84,9 +84,14 @@ bool isQuery(const Function *Callee, const char *Name) {
   return Callee && Callee->getName() == Name;
 }
 
-/// `i64 ()`: the lane's index in the wave, 0 to W-1; only in bodies being
-/// vectorized (the register file's layout below).
+/// `i64 (i32 slot)`: the lane's index in the wave, 0 to W-1, for the
+/// address of register file slot `slot`; only in bodies being vectorized
+/// (the register file's layout below). Where the slot turns out uniform it
+/// is 0: the wave keeps one copy, in lane 0's place.
 constexpr const char *LaneMarker = "openhsa.vectorizer.lane";
+
+/// The stores to each register file slot (interleaveRegisterFile).
+using SlotStores = std::vector<std::pair<StoreInst *, unsigned>>;
 
 /// S cloned with the mask argument added.
 Function *cloneWithMask(Function &S, unsigned W) {
@@ -198,7 +203,7 @@ struct CheckedAccess {
 /// that saving and restoring registers are vector stores and loads. Every
 /// use of the file must be a load or store of one type at a constant
 /// offset; booleans are kept as bytes.
-Error interleaveRegisterFile(Function &F, unsigned W) {
+Error interleaveRegisterFile(Function &F, unsigned W, SlotStores &Stores) {
   SmallVector<CallInst *, 2> Files;
   for (Instruction &I : instructions(F))
     if (auto *CI = dyn_cast<CallInst>(&I))
@@ -263,14 +268,19 @@ Error interleaveRegisterFile(Function &F, unsigned W) {
                                                        Entry.getPtrTy()),
                                  {F.getArg(1)}, "wave.registers");
   FunctionCallee Lane = M.getOrInsertFunction(
-      LaneMarker, FunctionType::get(Type::getInt64Ty(C), false));
+      LaneMarker,
+      FunctionType::get(Type::getInt64Ty(C), {Type::getInt32Ty(C)}, false));
+  std::map<uint64_t, unsigned> SlotIds;
+  for (auto &[Offset, Bytes] : Slots)
+    SlotIds.emplace(Offset, unsigned(SlotIds.size()));
   for (const Access &A : Accesses) {
     IRBuilder<> B(A.I);
     const uint64_t Size = std::max<uint64_t>(DL.getTypeStoreSize(A.Ty), 1);
     Type *Stored = B.getIntNTy(unsigned(Size * 8));
+    const unsigned Slot = SlotIds[A.Offset];
     Value *Ptr = B.CreateGEP(
         B.getInt8Ty(), B.CreateConstGEP1_64(B.getInt8Ty(), Wave, A.Offset * W),
-        B.CreateMul(B.CreateCall(Lane), B.getInt64(Size)));
+        B.CreateMul(B.CreateCall(Lane, {B.getInt32(Slot)}), B.getInt64(Size)));
     if (auto *L = dyn_cast<LoadInst>(A.I)) {
       Value *V = B.CreateAlignedLoad(Stored, Ptr, Align(Size));
       if (A.Ty->isIntegerTy(1))
@@ -285,7 +295,7 @@ Error interleaveRegisterFile(Function &F, unsigned W) {
         V = B.CreateZExt(V, Stored);
       else if (Stored != A.Ty)
         V = B.CreateBitCast(V, Stored);
-      B.CreateAlignedStore(V, Ptr, Align(Size));
+      Stores.push_back({B.CreateAlignedStore(V, Ptr, Align(Size)), Slot});
     }
     A.I->eraseFromParent();
   }
@@ -308,10 +318,11 @@ Error interleaveRegisterFile(Function &F, unsigned W) {
 
 class Vectorizer {
 public:
-  Vectorizer(Function &F, unsigned W, const WorkItemStateLayout &State)
-      : F(F), W(W), State(State), Ctx(F.getContext()),
-        DL(F.getParent()->getDataLayout()), Active(F.getArg(F.arg_size() - 1)),
-        WorkItem(F.getArg(1)) {}
+  Vectorizer(Function &F, unsigned W, const WorkItemStateLayout &State,
+             SlotStores RegisterStores)
+      : F(F), W(W), State(State), RegisterStores(std::move(RegisterStores)),
+        Ctx(F.getContext()), DL(F.getParent()->getDataLayout()),
+        Active(F.getArg(F.arg_size() - 1)), WorkItem(F.getArg(1)) {}
   Error run();
 
 private:
@@ -319,6 +330,12 @@ private:
   Error checkInstructions();
   void findVarying();
   bool computeVarying(Instruction &I);
+  /// Blocks every lane that entered the body runs (no varying branch or
+  /// loop exit decides whether they do).
+  DenseSet<const BasicBlock *> wholeWaveBlocks() const;
+  /// Register slots whose every store is of a uniform value in a block
+  /// the whole wave runs stay uniform: one copy per wave.
+  void findVaryingSlots();
   bool isVarying(const Value *V) const { return Varying.count(V); }
   bool isDivergent(const BasicBlock *BB) const;
   /// Whether BB ends in its loop's back edge (and the loop's exit).
@@ -358,6 +375,8 @@ private:
   Function &F;
   unsigned W;
   WorkItemStateLayout State;
+  SlotStores RegisterStores;
+  DenseSet<unsigned> VaryingSlots;
   LLVMContext &Ctx;
   const DataLayout &DL;
   Value *Active, *WorkItem;
@@ -418,8 +437,11 @@ bool Vectorizer::computeVarying(Instruction &I) {
       auto *D = dyn_cast<ConstantInt>(CI->getArgOperand(1));
       return !D || D->isZero();
     }
-    if (isQuery(Callee, query::PrivateBase) || isQuery(Callee, LaneMarker))
+    if (isQuery(Callee, query::PrivateBase))
       return true;
+    if (isQuery(Callee, LaneMarker))
+      return VaryingSlots.count(
+          unsigned(cast<ConstantInt>(CI->getArgOperand(0))->getZExtValue()));
     if (Callee && Callee->getName().starts_with("openhsa."))
       return false; // Every other query is the same for the whole group.
     if (Callee && Callee->isIntrinsic() && !hasEffects(*CI))
@@ -1277,8 +1299,64 @@ Error Vectorizer::finish() {
     I->dropAllReferences();
   for (Instruction *I : Dead)
     I->eraseFromParent();
+  // Uniform register slots: lane 0's place.
+  for (Instruction &I : make_early_inc_range(instructions(F)))
+    if (auto *CI = dyn_cast<CallInst>(&I);
+        CI && isQuery(CI->getCalledFunction(), LaneMarker)) {
+      CI->replaceAllUsesWith(ConstantInt::get(CI->getType(), 0));
+      CI->eraseFromParent();
+    }
   guardLaneOps();
   return Error::success();
+}
+
+DenseSet<const BasicBlock *> Vectorizer::wholeWaveBlocks() const {
+  DenseSet<const BasicBlock *> Whole;
+  for (BasicBlock *BB : RPO) {
+    bool W = false;
+    Loop *L = LI.getLoopFor(BB);
+    if (BB == &F.getEntryBlock()) {
+      W = true;
+    } else if (L && L->getHeader() == BB) {
+      W = L->getLoopPredecessor() && Whole.count(L->getLoopPredecessor()) &&
+          L->getLoopLatch() && !isDivergent(L->getLoopLatch());
+    } else {
+      bool Join = false;
+      for (BasicBlock *P : predecessors(BB))
+        if (divergentJoin(P) == BB) {
+          Join = true;
+          W = Whole.count(P);
+        }
+      if (!Join) {
+        W = true;
+        for (BasicBlock *P : predecessors(BB)) {
+          if (!isDivergent(P))
+            W &= Whole.count(P) != 0;
+          else if (isLatchBranch(P) && !LI.getLoopFor(P)->contains(BB))
+            W &= Whole.count(LI.getLoopFor(P)->getLoopPredecessor()) != 0;
+          else
+            W = false; // The region of a varying if.
+        }
+      }
+    }
+    if (W)
+      Whole.insert(BB);
+  }
+  return Whole;
+}
+
+void Vectorizer::findVaryingSlots() {
+  for (bool Changed = true; Changed;) {
+    findVarying();
+    DenseSet<const BasicBlock *> Whole = wholeWaveBlocks();
+    Changed = false;
+    for (auto &[St, Slot] : RegisterStores)
+      if (!VaryingSlots.count(Slot) &&
+          (isVarying(St->getValueOperand()) || !Whole.count(St->getParent()))) {
+        VaryingSlots.insert(Slot);
+        Changed = true;
+      }
+  }
 }
 
 Error Vectorizer::run() {
@@ -1291,7 +1369,7 @@ Error Vectorizer::run() {
   RPO.assign(Order.begin(), Order.end());
   if (RPO.size() != F.size())
     return unsupported("unreachable blocks");
-  findVarying();
+  findVaryingSlots();
   if (auto E = checkShape())
     return E;
   for (BasicBlock *BB : RPO) {
@@ -1313,11 +1391,12 @@ vectorizeWorkItemBody(llvm::Function &S, unsigned W,
                       const WorkItemStateLayout &State) {
   llvm::Function *V = cloneWithMask(S, W);
   prepare(*V);
-  if (llvm::Error E = interleaveRegisterFile(*V, W)) {
+  SlotStores RegisterStores;
+  if (llvm::Error E = interleaveRegisterFile(*V, W, RegisterStores)) {
     V->eraseFromParent();
     return E;
   }
-  Vectorizer Vz(*V, W, State);
+  Vectorizer Vz(*V, W, State, std::move(RegisterStores));
   if (llvm::Error E = Vz.run()) {
     V->eraseFromParent();
     return E;
