@@ -15,27 +15,19 @@ namespace {
 
 // The work-item state the work-group function keeps for the body:
 //   { ptr ctx, [3 x i32] local id, [3 x i32] group id, [3 x i32] current
-//     work-group size, ptr the register file of the wave (vectorized
-//     resumable kernels) }
+//     work-group size }
 enum WorkItemField {
   WiContext = 0,
   WiLocal = 1,
   WiGroup = 2,
-  WiCurrentSize = 3,
-  WiWaveRegisters = 4
+  WiCurrentSize = 3
 };
 
 llvm::StructType *workItemType(llvm::LLVMContext &C) {
   auto *I32x3 = llvm::ArrayType::get(llvm::Type::getInt32Ty(C), 3);
-  auto *Ptr = llvm::PointerType::get(C, 0);
-  return llvm::StructType::get(C, {Ptr, I32x3, I32x3, I32x3, Ptr});
+  return llvm::StructType::get(
+      C, {llvm::PointerType::get(C, 0), I32x3, I32x3, I32x3});
 }
-
-/// The most stack a work-group function takes for its waves' register
-/// files; a group that would need more runs the scalar regions.
-constexpr uint64_t MaxWaveRegisterBytes = 1 << 20;
-/// The CPU agent's largest work-group (cpu_agent/CpuAgent.h).
-constexpr uint64_t WorkGroupMaxItems = 1024;
 
 using Ctx = hsa_ext_openhsa_dispatch_context_t;
 
@@ -80,23 +72,22 @@ void defineQueries(llvm::Module &M) {
   llvm::LLVMContext &C = M.getContext();
   auto *WiTy = workItemType(C);
   auto *PtrTy = llvm::PointerType::get(C, 0);
-  // The scalar register file is in the work-item's private block.
+  // Register files are in the private block: a work-item's at the offset
+  // given; a wave's at the end of its first work-item's block, where the
+  // vectorized kernel's private segment has room for it.
   llvm::FunctionCallee PrivateBaseFn;
-  if (M.getFunction(query::RegisterFile))
+  if (M.getFunction(query::RegisterFile) ||
+      M.getFunction(query::WaveRegisterFile))
     PrivateBaseFn = M.getOrInsertFunction(
         query::PrivateBase, llvm::FunctionType::get(PtrTy, {PtrTy}, false));
-  defineQuery(M, query::RegisterFile,
-              [&](llvm::IRBuilder<> &B, llvm::Function *F) -> llvm::Value * {
-                return B.CreateGEP(B.getInt8Ty(),
-                                   B.CreateCall(PrivateBaseFn, {F->getArg(0)}),
-                                   B.CreateZExt(F->getArg(1), B.getInt64Ty()));
-              });
-  defineQuery(M, query::WaveRegisterFile,
-              [&](llvm::IRBuilder<> &B, llvm::Function *F) -> llvm::Value * {
-                return B.CreateLoad(
-                    B.getPtrTy(),
-                    B.CreateStructGEP(WiTy, F->getArg(0), WiWaveRegisters));
-              });
+  auto AtOffset = [&](llvm::IRBuilder<> &B,
+                      llvm::Function *F) -> llvm::Value * {
+    return B.CreateGEP(B.getInt8Ty(),
+                       B.CreateCall(PrivateBaseFn, {F->getArg(0)}),
+                       B.CreateZExt(F->getArg(1), B.getInt64Ty()));
+  };
+  defineQuery(M, query::RegisterFile, AtOffset);
+  defineQuery(M, query::WaveRegisterFile, AtOffset);
   auto WiArray = [&](unsigned Field) {
     return [=](llvm::IRBuilder<> &B, llvm::Function *F) -> llvm::Value * {
       llvm::Value *D = clampDim(B, F->getArg(1));
@@ -257,6 +248,22 @@ void emitWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX, llvm::Value *Count,
                               B.CreateVectorSplat(W, Rest), "tail.mask"));
   B.CreateBr(Done);
   B.SetInsertPoint(Done);
+}
+
+/// The X loop of a vectorized resumable kernel: one call of the body per
+/// wave, with the lanes past the row's end off (one copy of the body).
+template <typename CallFn>
+void emitMaskedWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX,
+                        llvm::Value *Count, unsigned W, CallFn Call) {
+  llvm::SmallVector<llvm::Constant *, 16> Lanes;
+  for (unsigned L = 0; L < W; ++L)
+    Lanes.push_back(B.getInt32(L));
+  emitSteppedLoop(B, Count, W, "wave", [&](llvm::Value *X) {
+    B.CreateStore(X, LocalX);
+    Call(B.CreateICmpULT(llvm::ConstantVector::get(Lanes),
+                         B.CreateVectorSplat(W, B.CreateSub(Count, X)),
+                         "wave.mask"));
+  });
 }
 
 llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
@@ -435,46 +442,15 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
     if (!VecBody) {
       EmitRegions(ScalarRow);
     } else {
-      // Waves of W work-items, each with its register file, lane by lane,
-      // on this function's stack; groups too small to fill waves, or whose
-      // files would not fit, run the scalar regions.
-      auto *I64 = B.getInt64Ty();
-      llvm::Value *WavesPerRow = B.CreateUDiv(
-          B.CreateAdd(Current[0], B.getInt32(W - 1)), B.getInt32(W));
-      const uint64_t WaveBytes = uint64_t(W) * K.RegisterFileSize;
-      llvm::Value *Bytes = B.CreateMul(
-          B.CreateZExt(
-              B.CreateMul(WavesPerRow, B.CreateMul(Current[1], Current[2])),
-              I64),
-          B.getInt64(WaveBytes));
-      llvm::Value *UseWaves =
-          B.CreateAnd(B.CreateICmpULE(Bytes, B.getInt64(MaxWaveRegisterBytes)),
-                      B.CreateICmpUGE(Current[0], B.getInt32(W / 2)));
-      auto *Waves = llvm::BasicBlock::Create(C, "waves", F);
-      auto *Scalar = llvm::BasicBlock::Create(C, "scalar", F);
-      B.CreateCondBr(UseWaves, Waves, Scalar);
-      B.SetInsertPoint(Scalar);
-      EmitRegions(ScalarRow);
-      B.SetInsertPoint(Waves);
-      auto *Area = B.CreateAlloca(B.getInt8Ty(), Bytes, "wave.registers");
-      Area->setAlignment(llvm::Align(64));
-      llvm::Value *WaveRegisters = B.CreateStructGEP(WiTy, Wi, WiWaveRegisters);
-      EmitRegions([&](llvm::Value *Z, llvm::Value *Y, llvm::Value *Resume,
-                      auto Stopped) {
-        llvm::Value *RowWave = B.CreateMul(
-            B.CreateAdd(B.CreateMul(Z, Current[1]), Y), WavesPerRow);
-        emitWaveLoop(
-            B, LocalPtr(0), Current[0], W,
-            [&](llvm::Value *X, llvm::Value *Mask) {
-              llvm::Value *Wave =
-                  B.CreateAdd(RowWave, B.CreateUDiv(X, B.getInt32(W)));
-              B.CreateStore(B.CreateGEP(B.getInt8Ty(), Area,
-                                        B.CreateMul(B.CreateZExt(Wave, I64),
-                                                    B.getInt64(WaveBytes))),
-                            WaveRegisters);
-              Stopped(B.CreateCall(VecBody, {Kernarg, Wi, Resume, Mask}));
-            });
-      });
+      // Waves of W work-items, each keeping its registers in a register
+      // file of its own, lane by lane (WorkItemVectorizer.h).
+      EmitRegions(
+          [&](llvm::Value *, llvm::Value *, llvm::Value *Resume, auto Stopped) {
+            emitMaskedWaveLoop(
+                B, LocalPtr(0), Current[0], W, [&](llvm::Value *Mask) {
+                  Stopped(B.CreateCall(VecBody, {Kernarg, Wi, Resume, Mask}));
+                });
+          });
       VecBody->addFnAttr(llvm::Attribute::AlwaysInline);
       if (hostTarget().Features.find("+avx512f") != std::string::npos) {
         F->addFnAttr("prefer-vector-width", "512");
@@ -495,8 +471,8 @@ void buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
   const llvm::DataLayout &DL = M.getDataLayout();
   const llvm::StructLayout *SL =
       DL.getStructLayout(workItemType(M.getContext()));
-  WorkItemStateLayout State{SL->getSizeInBytes(),
-                            SL->getElementOffset(WiLocal)};
+  WorkItemStateLayout State{SL->getSizeInBytes(), SL->getElementOffset(WiLocal),
+                            0};
   for (LoweredKernel &K : Program.Kernels) {
     llvm::Function *V = nullptr;
     const unsigned W = VectorWidth ? VectorWidth : kernelVectorWidth(*K.Body);
@@ -504,14 +480,22 @@ void buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
       K.Symbol.ScalarReason = "vectorization is off";
     else if (K.Scheduled)
       K.Symbol.ScalarReason = "work-items wait at fbarriers";
-    else if (K.UsesBarrier &&
-             uint64_t(W) * K.RegisterFileSize * WorkGroupMaxItems >
-                 64 * MaxWaveRegisterBytes)
-      K.Symbol.ScalarReason = "its register file is too large for waves";
-    else if (auto R = vectorizeWorkItemBody(*K.Body, W, State))
-      V = *R;
-    else
-      K.Symbol.ScalarReason = llvm::toString(R.takeError());
+    else {
+      // A wave's register file follows its first work-item's private
+      // data: each work-item's block grows by W register files.
+      State.WaveRegisterFileOffset =
+          (uint64_t(K.Symbol.PrivateSegmentSize) + 63) / 64 * 64;
+      const uint64_t Grown =
+          State.WaveRegisterFileOffset + uint64_t(W) * K.RegisterFileSize;
+      if (K.UsesBarrier && Grown > UINT32_MAX)
+        K.Symbol.ScalarReason = "its waves' register files are too large";
+      else if (auto R = vectorizeWorkItemBody(*K.Body, W, State)) {
+        V = *R;
+        if (K.UsesBarrier && K.RegisterFileSize)
+          K.Symbol.PrivateSegmentSize = uint32_t(Grown);
+      } else
+        K.Symbol.ScalarReason = llvm::toString(R.takeError());
+    }
     K.Symbol.VectorWidth = V ? W : 1;
     VecBodies.push_back(V);
   }

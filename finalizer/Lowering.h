@@ -67,9 +67,10 @@ inline constexpr const char *PrivateBase = "openhsa.privatebase"; // (wi) -> ptr
 inline constexpr const char *RegisterFile =
     "openhsa.registerfile"; // (wi, i32 offset) -> ptr
 // The register file of the wave of work-items a vectorized resumable body
-// runs (finalizer/WorkItemVectorizer.h).
+// runs, at the offset given in its first work-item's private block
+// (finalizer/WorkItemVectorizer.h).
 inline constexpr const char *WaveRegisterFile =
-    "openhsa.waveregisterfile"; // (wi) -> ptr
+    "openhsa.waveregisterfile"; // (wi, i32 offset) -> ptr
 // Sizes of the group segment and of a work-item's private block, the
 // dispatch's queue, the worker running the group and the highest worker
 // number (LowerSystem.cpp).

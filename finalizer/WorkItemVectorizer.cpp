@@ -7,12 +7,14 @@
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/PostDominators.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/Analysis/VectorUtils.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/GetElementPtrTypeIterator.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -203,7 +205,8 @@ struct CheckedAccess {
 /// that saving and restoring registers are vector stores and loads. Every
 /// use of the file must be a load or store of one type at a constant
 /// offset; booleans are kept as bytes.
-Error interleaveRegisterFile(Function &F, unsigned W, SlotStores &Stores) {
+Error interleaveRegisterFile(Function &F, unsigned W, uint64_t WaveFileOffset,
+                             SlotStores &Stores, Value *&WaveFile) {
   SmallVector<CallInst *, 2> Files;
   for (Instruction &I : instructions(F))
     if (auto *CI = dyn_cast<CallInst>(&I))
@@ -263,10 +266,12 @@ Error interleaveRegisterFile(Function &F, unsigned W, SlotStores &Stores) {
   Module &M = *F.getParent();
   LLVMContext &C = F.getContext();
   IRBuilder<> Entry(&*F.getEntryBlock().getFirstInsertionPt());
-  Value *Wave = Entry.CreateCall(M.getOrInsertFunction(query::WaveRegisterFile,
-                                                       Entry.getPtrTy(),
-                                                       Entry.getPtrTy()),
-                                 {F.getArg(1)}, "wave.registers");
+  Value *Wave = Entry.CreateCall(
+      M.getOrInsertFunction(query::WaveRegisterFile, Entry.getPtrTy(),
+                            Entry.getPtrTy(), Entry.getInt32Ty()),
+      {F.getArg(1), Entry.getInt32(uint32_t(WaveFileOffset))},
+      "wave.registers");
+  WaveFile = Wave;
   FunctionCallee Lane = M.getOrInsertFunction(
       LaneMarker,
       FunctionType::get(Type::getInt64Ty(C), {Type::getInt32Ty(C)}, false));
@@ -319,10 +324,11 @@ Error interleaveRegisterFile(Function &F, unsigned W, SlotStores &Stores) {
 class Vectorizer {
 public:
   Vectorizer(Function &F, unsigned W, const WorkItemStateLayout &State,
-             SlotStores RegisterStores)
+             SlotStores RegisterStores, Value *WaveFile)
       : F(F), W(W), State(State), RegisterStores(std::move(RegisterStores)),
-        Ctx(F.getContext()), DL(F.getParent()->getDataLayout()),
-        Active(F.getArg(F.arg_size() - 1)), WorkItem(F.getArg(1)) {}
+        WaveFile(WaveFile), Ctx(F.getContext()),
+        DL(F.getParent()->getDataLayout()), Active(F.getArg(F.arg_size() - 1)),
+        WorkItem(F.getArg(1)) {}
   Error run();
 
 private:
@@ -376,7 +382,15 @@ private:
   unsigned W;
   WorkItemStateLayout State;
   SlotStores RegisterStores;
+  Value *WaveFile; // The wave's register file, if any.
   DenseSet<unsigned> VaryingSlots;
+  DenseSet<const BasicBlock *> WholeWave;
+  /// Whether P points into the wave's register file, which nothing but
+  /// the body's own register loads and stores reaches.
+  bool isRegisterFile(const Value *P) const {
+    return WaveFile && getUnderlyingObject(P) == WaveFile;
+  }
+  void scopeRegisterFile();
   LLVMContext &Ctx;
   const DataLayout &DL;
   Value *Active, *WorkItem;
@@ -1032,6 +1046,11 @@ Error Vectorizer::widenLoad(LoadInst &L, IRBuilder<> &B) {
     return Error::success();
   }
   Value *First = scalarAt(L.getPointerOperand(), 0, B);
+  if (isRegisterFile(L.getPointerOperand())) {
+    // Every lane's slot exists: no mask needed.
+    Vec[&L] = B.CreateAlignedLoad(VT, First, L.getAlign());
+    return Error::success();
+  }
   Value *Cond = noWrap(*S, B);
   if (!Cond) {
     Vec[&L] = B.CreateMaskedLoad(VT, First, L.getAlign(), Mask);
@@ -1067,6 +1086,13 @@ Error Vectorizer::widenStore(StoreInst &St, IRBuilder<> &B) {
     return Error::success();
   }
   Value *First = scalarAt(St.getPointerOperand(), 0, B);
+  if (isRegisterFile(St.getPointerOperand()) &&
+      WholeWave.count(St.getParent())) {
+    // Lanes that are off have no work-item, or are past the row's end:
+    // their slots are theirs alone and hold nothing live.
+    B.CreateAlignedStore(Val, First, St.getAlign());
+    return Error::success();
+  }
   Value *Cond = noWrap(*S, B);
   if (!Cond) {
     B.CreateMaskedStore(Val, First, St.getAlign(), Mask);
@@ -1267,6 +1293,32 @@ void Vectorizer::guardLaneOps() {
   }
 }
 
+/// The register file is the body's alone: its loads and stores get an
+/// alias scope every other memory access is outside of, so that LLVM keeps
+/// registers in registers across loops that also access memory.
+void Vectorizer::scopeRegisterFile() {
+  if (!WaveFile)
+    return;
+  MDBuilder MDB(Ctx);
+  MDNode *Domain = MDB.createAnonymousAliasScopeDomain("openhsa.registers");
+  MDNode *Scope = MDB.createAnonymousAliasScope(Domain, "wave file");
+  MDNode *List = MDNode::get(Ctx, {Scope});
+  for (Instruction &I : instructions(F)) {
+    if (!I.mayReadOrWriteMemory())
+      continue;
+    const Value *Ptr = getLoadStorePointerOperand(&I);
+    if (auto *II = dyn_cast<IntrinsicInst>(&I)) {
+      if (II->getIntrinsicID() == Intrinsic::masked_load)
+        Ptr = II->getArgOperand(0);
+      else if (II->getIntrinsicID() == Intrinsic::masked_store)
+        Ptr = II->getArgOperand(1);
+    }
+    I.setMetadata(Ptr && isRegisterFile(Ptr) ? LLVMContext::MD_alias_scope
+                                             : LLVMContext::MD_noalias,
+                  List);
+  }
+}
+
 Error Vectorizer::finish() {
   for (auto &[P, VP] : PendingPhis)
     for (unsigned K = 0; K < P->getNumIncomingValues(); ++K)
@@ -1307,6 +1359,7 @@ Error Vectorizer::finish() {
       CI->eraseFromParent();
     }
   guardLaneOps();
+  scopeRegisterFile();
   return Error::success();
 }
 
@@ -1348,11 +1401,11 @@ DenseSet<const BasicBlock *> Vectorizer::wholeWaveBlocks() const {
 void Vectorizer::findVaryingSlots() {
   for (bool Changed = true; Changed;) {
     findVarying();
-    DenseSet<const BasicBlock *> Whole = wholeWaveBlocks();
+    WholeWave = wholeWaveBlocks();
     Changed = false;
     for (auto &[St, Slot] : RegisterStores)
-      if (!VaryingSlots.count(Slot) &&
-          (isVarying(St->getValueOperand()) || !Whole.count(St->getParent()))) {
+      if (!VaryingSlots.count(Slot) && (isVarying(St->getValueOperand()) ||
+                                        !WholeWave.count(St->getParent()))) {
         VaryingSlots.insert(Slot);
         Changed = true;
       }
@@ -1392,11 +1445,13 @@ vectorizeWorkItemBody(llvm::Function &S, unsigned W,
   llvm::Function *V = cloneWithMask(S, W);
   prepare(*V);
   SlotStores RegisterStores;
-  if (llvm::Error E = interleaveRegisterFile(*V, W, RegisterStores)) {
+  llvm::Value *WaveFile = nullptr;
+  if (llvm::Error E = interleaveRegisterFile(
+          *V, W, State.WaveRegisterFileOffset, RegisterStores, WaveFile)) {
     V->eraseFromParent();
     return E;
   }
-  Vectorizer Vz(*V, W, State, std::move(RegisterStores));
+  Vectorizer Vz(*V, W, State, std::move(RegisterStores), WaveFile);
   if (llvm::Error E = Vz.run()) {
     V->eraseFromParent();
     return E;

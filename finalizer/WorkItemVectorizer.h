@@ -41,6 +41,9 @@ namespace openhsa::finalizer {
 struct WorkItemStateLayout {
   uint64_t Size = 0;
   uint64_t LocalXOffset = 0;
+  /// Where, in the private block of a wave's first work-item, the wave's
+  /// register file starts (a resumable body's registers, W times over).
+  uint64_t WaveRegisterFileOffset = 0;
 };
 
 /// Lanes per vector on this host for 32-bit elements: 16 with AVX-512, 8
