@@ -16,6 +16,7 @@
 #include <oneapi/tbb/parallel_reduce.h>
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstring>
 
@@ -40,7 +41,12 @@ template <typename V, typename T> inline V load(const T *P) {
 template <typename V, typename T> inline void store(T *P, V X) {
   std::memcpy(P, &X, sizeof(V));
 }
-inline vf splat(float X) { return vf{} + X; }
+// A broadcast. Not vf{} + X: without -ffast-math that is a scalar add of
+// +0 (which turns -0 into +0) before the broadcast, an extra instruction
+// in every loop that splats a load.
+inline vf splat(float X) {
+  return vf{X, X, X, X, X, X, X, X, X, X, X, X, X, X, X, X};
+}
 inline vu splatU(uint32_t X) { return vu{} + X; }
 inline vi iota() {
   return vi{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
@@ -125,6 +131,54 @@ void saxpy(const float *X, const float *Y, float *Out, float Alpha,
       [=](uint32_t I) { Out[I] = __builtin_fmaf(Alpha, X[I], Y[I]); });
 }
 
+// The same-algorithm twins of sgemm_naive and sgemm_tiled: one task per
+// 16x16 tile of C, as one work-group of the kernels; in a tile, the 16
+// work-items of a row are the 16 lanes of one accumulator vector.
+
+void sgemmNaive(const float *A, const float *B, float *C, uint32_t N) {
+  const uint32_t Tiles = N / L;
+  tbb::parallel_for(
+      tbb::blocked_range<uint32_t>(0, Tiles * Tiles, 1),
+      [=](const tbb::blocked_range<uint32_t> &R) {
+        for (uint32_t T = R.begin(); T < R.end(); ++T) {
+          const uint32_t Row0 = T / Tiles * L, Col = T % Tiles * L;
+          for (uint32_t Row = Row0; Row < Row0 + L; ++Row) {
+            const float *Ar = A + size_t(Row) * N;
+            vf Acc{};
+            for (uint32_t K = 0; K < N; ++K)
+              Acc = fma(splat(Ar[K]), load<vf>(B + size_t(K) * N + Col), Acc);
+            store(C + size_t(Row) * N + Col, Acc);
+          }
+        }
+      });
+}
+
+void sgemmTiled(const float *A, const float *B, float *C, uint32_t N) {
+  const uint32_t Tiles = N / L;
+  tbb::parallel_for(
+      tbb::blocked_range<uint32_t>(0, Tiles * Tiles, 1),
+      [=](const tbb::blocked_range<uint32_t> &R) {
+        for (uint32_t T = R.begin(); T < R.end(); ++T) {
+          const uint32_t Row0 = T / Tiles * L, Col0 = T % Tiles * L;
+          vf Acc[L] = {}; // Row r of the tile: lanes are its 16 columns.
+          for (uint32_t K0 = 0; K0 < N; K0 += L) {
+            // What the work-group's group memory holds for this k-step.
+            alignas(64) float As[L * L], Bs[L * L];
+            for (uint32_t Y = 0; Y < L; ++Y) {
+              store(As + Y * L, load<vf>(A + size_t(Row0 + Y) * N + K0));
+              store(Bs + Y * L, load<vf>(B + size_t(K0 + Y) * N + Col0));
+            }
+            for (uint32_t Y = 0; Y < L; ++Y)
+              for (uint32_t K = 0; K < L; ++K)
+                Acc[Y] =
+                    fma(splat(As[Y * L + K]), load<vf>(Bs + K * L), Acc[Y]);
+          }
+          for (uint32_t Y = 0; Y < L; ++Y)
+            store(C + size_t(Row0 + Y) * N + Col0, Acc[Y]);
+        }
+      });
+}
+
 namespace {
 
 constexpr uint32_t GemmRows = 4, GemmVecs = 4, GemmCols = GemmVecs * L;
@@ -156,7 +210,7 @@ inline void gemmMicro(const float *A, const float *B, float *C, uint32_t N,
 
 } // namespace
 
-void sgemm(const float *A, const float *B, float *C, uint32_t N) {
+void sgemmBlocked(const float *A, const float *B, float *C, uint32_t N) {
   // Tiles ordered column panel first, so that a thread's consecutive
   // tiles share the panel of B (N x 64 floats) in its cache.
   const uint32_t RowTiles = N / GemmRows, ColTiles = N / GemmCols;
@@ -168,7 +222,7 @@ void sgemm(const float *A, const float *B, float *C, uint32_t N) {
                     });
 }
 
-void sgemmTiled(const float *A, const float *B, float *C, uint32_t N) {
+void sgemmBlockedK(const float *A, const float *B, float *C, uint32_t N) {
   constexpr uint32_t KBlock = 256, RowBlock = 64;
   const uint32_t RowBlocks = N / RowBlock, ColTiles = N / GemmCols;
   tbb::parallel_for(tbb::blocked_range<uint32_t>(0, RowBlocks * ColTiles, 1),
@@ -185,7 +239,44 @@ void sgemmTiled(const float *A, const float *B, float *C, uint32_t N) {
                     });
 }
 
-double reduce(const float *In, uint32_t N) {
+void reduceTree(const float *In, uint32_t N, float *Partial) {
+  constexpr uint32_t Group = 256, Vecs = Group / L;
+  const uint32_t Groups = (N + Group - 1) / Group;
+  tbb::parallel_for(
+      tbb::blocked_range<uint32_t>(0, Groups, 64),
+      [=](const tbb::blocked_range<uint32_t> &R) {
+        for (uint32_t G = R.begin(); G < R.end(); ++G) {
+          const size_t I0 = size_t(G) * Group;
+          vf S[Vecs]; // The group's scratch: element i is S[i / 16][i % 16].
+          if (I0 + Group <= N) {
+            for (uint32_t V = 0; V < Vecs; ++V)
+              S[V] = load<vf>(In + I0 + V * L);
+          } else { // A last, partial group: zeros past N.
+            for (uint32_t I = 0; I < Group; ++I)
+              S[I / L][I % L] = I0 + I < N ? In[I0 + I] : 0.0f;
+          }
+          // Strides 128, 64, 32, 16: scratch[i] += scratch[i + stride] for
+          // i < stride, a vector at a time.
+          for (uint32_t Stride = Vecs / 2; Stride > 0; Stride /= 2)
+            for (uint32_t V = 0; V < Stride; ++V)
+              S[V] += S[V + Stride];
+          // Strides 8, 4, 2, 1 within the last vector: lane i (i < stride)
+          // adds lane i + stride, the same pairs as the kernel's tree.
+          vf X = S[0];
+          X += __builtin_shufflevector(X, X, 8, 9, 10, 11, 12, 13, 14, 15, 8, 9,
+                                       10, 11, 12, 13, 14, 15);
+          X += __builtin_shufflevector(X, X, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7,
+                                       4, 5, 6, 7);
+          X += __builtin_shufflevector(X, X, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3,
+                                       2, 3, 2, 3);
+          X += __builtin_shufflevector(X, X, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                                       1, 1, 1, 1);
+          Partial[G] = X[0];
+        }
+      });
+}
+
+double reduceFlat(const float *In, uint32_t N) {
   constexpr uint32_t Acc = 4; // Independent accumulators, for the latency.
   const uint32_t Blocks = N / (Acc * L);
   double Sum = tbb::parallel_reduce(
@@ -312,6 +403,24 @@ void stencil(const float *In, float *Out, uint32_t Width, uint32_t Height) {
 }
 
 void histogram(const uint32_t *In, uint32_t N, uint32_t *Bins) {
+  // The kernel's atomicnoret_add_global_rlx_agent_u32: a relaxed atomic
+  // add per element into the one histogram all threads share.
+  std::memset(Bins, 0, 256 * sizeof(uint32_t));
+  forVectors(
+      N, 4096,
+      [=](size_t I) {
+        const vu Bin = load<vu>(In + I) & 255u;
+        for (unsigned J = 0; J < L; ++J)
+          std::atomic_ref<uint32_t>(Bins[Bin[J]])
+              .fetch_add(1, std::memory_order_relaxed);
+      },
+      [=](uint32_t I) {
+        std::atomic_ref<uint32_t>(Bins[In[I] & 255])
+            .fetch_add(1, std::memory_order_relaxed);
+      });
+}
+
+void histogramPrivate(const uint32_t *In, uint32_t N, uint32_t *Bins) {
   // Per-thread histograms (four interleaved copies, so that increments of
   // one bin by neighbouring lanes do not wait on each other), merged at
   // the end: no shared cache line is written while counting.

@@ -4,9 +4,12 @@
 // performance engineer writes them: oneTBB over all cores and the inner
 // work explicitly 16 lanes at a time (GCC vector extensions, with masks
 // where lanes diverge), -O3 -march=native (NativeSimdKernels.cpp). Each
-// computes what its HSAIL kernel computes, in the same floating-point
-// operation order (mad_f32 as a fused multiply-add), so that the results
-// can be compared at benchmark setup.
+// twin runs its HSAIL kernel's algorithm and computes what it computes,
+// in the same floating-point operation order (mad_f32 as a fused
+// multiply-add), so that the results can be compared at benchmark setup
+// and the time ratio measures the code generated, not the algorithm.
+// Where a better algorithm is well known (register-blocked sgemm, a flat
+// reduction, private histograms), it is here too, as a reference.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OPENHSA_BENCHMARKS_NATIVESIMDKERNELS_H
@@ -20,15 +23,31 @@ namespace openhsa::bench::simd {
 void vectorAdd(const float *A, const float *B, float *C, uint32_t N);
 /// Out[i] = fma(Alpha, X[i], Y[i]).
 void saxpy(const float *X, const float *Y, float *Out, float Alpha, uint32_t N);
-/// C = A * B, N x N row-major, N a multiple of 64; register-blocked (4
-/// rows x 64 columns of C in 16 registers), sums in ascending k with fma.
-void sgemm(const float *A, const float *B, float *C, uint32_t N);
+/// C = A * B, N x N row-major, N a multiple of 16; sgemm_naive's
+/// algorithm: per 16x16 tile of C (a work-group), per row and 16 columns
+/// one accumulator vector, over k A[row][k] broadcast times the 16
+/// contiguous B[k][col..col+15], fused; sums in ascending k.
+void sgemmNaive(const float *A, const float *B, float *C, uint32_t N);
+/// The same product with sgemm_tiled's algorithm: per 16x16 tile of C,
+/// per k-step of 16 the 16x16 tiles of A and B copied into local arrays
+/// (group memory), then per tile row an accumulator vector += As[row][k]
+/// broadcast times the Bs[k] vector for k in 0..15. Same sums, same order.
+void sgemmTiled(const float *A, const float *B, float *C, uint32_t N);
+/// Best known algorithm (reference): register-blocked, 4 rows x 64 columns
+/// of C in 16 registers, N a multiple of 64; same sums, same order.
+void sgemmBlocked(const float *A, const float *B, float *C, uint32_t N);
 /// The same, also blocked in k (256) so that a 256 x 64 panel of B stays
 /// in cache while 64 rows of C use it; same sums, same order.
-void sgemmTiled(const float *A, const float *B, float *C, uint32_t N);
-/// The sum of In[0..N), in float per lane and double across lanes and
-/// threads.
-double reduce(const float *In, uint32_t N);
+void sgemmBlockedK(const float *A, const float *B, float *C, uint32_t N);
+/// The reduction kernel's algorithm: per group of 256 elements, a tree of
+/// halving strides (128 down to 1, the same float adds in the same pairs
+/// as the kernel's); Partial[group] = the group's sum. Partial holds
+/// (N + 255) / 256 floats (a last, partial group is summed with zeros
+/// past N).
+void reduceTree(const float *In, uint32_t N, float *Partial);
+/// Best known algorithm (reference): the sum of In[0..N) by
+/// parallel_reduce, in float per lane and double across lanes and threads.
+double reduceFlat(const float *In, uint32_t N);
 /// Iteration counts of the Mandelbrot set (examples/mandelbrot's kernel),
 /// Width a multiple of 16.
 void mandelbrot(uint32_t *Out, uint32_t Width, uint32_t Height,
@@ -40,8 +59,13 @@ void nbody(const float *Pos, const float *Vel, float *PosOut, float *VelOut,
 /// The 5-point stencil of the interior of a Width x Height grid; Out's
 /// border is not written.
 void stencil(const float *In, float *Out, uint32_t Width, uint32_t Height);
-/// Bins[In[i] & 255] += 1; Bins are zeroed first.
+/// Bins[In[i] & 255] += 1, Bins zeroed first; the histogram kernel's
+/// algorithm: bins computed 16 at a time, then one relaxed atomic add per
+/// element into the one shared histogram.
 void histogram(const uint32_t *In, uint32_t N, uint32_t *Bins);
+/// Best known algorithm (reference): the same counts from per-thread
+/// histograms merged at the end.
+void histogramPrivate(const uint32_t *In, uint32_t N, uint32_t *Bins);
 /// Out[i] = lower bound of Keys[i] in the sorted Table (a branchless
 /// search, 16 keys at a time with gathers).
 void binarySearch(const uint32_t *Table, uint32_t TableN, const uint32_t *Keys,

@@ -4,9 +4,13 @@
 // the CPU agent through the public HSA API, vectorized (BM_<K>Hsail) and
 // with the vectorizer off (BM_<K>HsailScalar: OPENHSA_VECTORIZE=0 while it
 // is finalized), beside its hand-vectorized oneTBB twin
-// (BM_<K>Native, NativeSimdKernels.cpp) and the kernel's warm finalization
-// time (BM_Finalize<K>), all in one run. Every HSAIL benchmark first
-// checks its output against the native twin's and aborts on a mismatch.
+// (BM_<K>Native, NativeSimdKernels.cpp: the kernel's algorithm) and the
+// kernel's warm finalization time (BM_Finalize<K>), all in one run. Where
+// a better algorithm is well known, its twin runs too, as a reference
+// (BM_SgemmNaiveNativeBlocked, BM_SgemmTiledNativeBlocked,
+// BM_ReductionNativeFlat, BM_HistogramNativePrivate). Every HSAIL benchmark
+// first checks its output against the native twin's, and every reference
+// its own against the twin's, and aborts on a mismatch.
 //
 //===----------------------------------------------------------------------===//
 #include "HsailHelpers.h"
@@ -152,7 +156,8 @@ template <bool Tiled> struct SgemmCase {
   std::vector<float> A = randomFloats(size_t(GemmN) * GemmN, -1, 1, 5),
                      B = randomFloats(size_t(GemmN) * GemmN, -1, 1, 6),
                      CH = std::vector<float>(size_t(GemmN) * GemmN),
-                     CN = std::vector<float>(size_t(GemmN) * GemmN);
+                     CN = std::vector<float>(size_t(GemmN) * GemmN),
+                     CR = std::vector<float>(size_t(GemmN) * GemmN);
   void hsail(DispatchFixture &F, uint64_t K) {
     struct {
       const float *A, *B;
@@ -164,13 +169,22 @@ template <bool Tiled> struct SgemmCase {
     dispatchAndWait(F, K, &Args, 2, Grid, Group);
   }
   void native() {
-    (Tiled ? simd::sgemmTiled : simd::sgemm)(A.data(), B.data(), CN.data(),
-                                             GemmN);
+    (Tiled ? simd::sgemmTiled : simd::sgemmNaive)(A.data(), B.data(), CN.data(),
+                                                  GemmN);
+  }
+  // The register-blocked reference (BM_<K>NativeBlocked).
+  void reference() {
+    (Tiled ? simd::sgemmBlockedK : simd::sgemmBlocked)(A.data(), B.data(),
+                                                       CR.data(), GemmN);
   }
   // Same sums in the same order (ascending k, fused): equal but for
   // what the tolerance allows.
   void check(const char *How) {
     compare(Symbol + 1, How, CH.data(), CN.data(), CH.size(), 1e-5);
+  }
+  void checkReference() {
+    compare(Symbol + 1, "blocked reference against the twin", CR.data(),
+            CN.data(), CR.size(), 1e-5);
   }
 };
 using SgemmNaiveCase = SgemmCase<false>;
@@ -187,8 +201,9 @@ struct ReductionCase {
       V[I] = float((I * 7u) % 16u) * 0.25f;
     return V;
   }();
-  std::vector<float> Partial = std::vector<float>(Groups);
-  double SumH = 0, SumN = 0;
+  std::vector<float> Partial = std::vector<float>(Groups),
+                     PartialN = std::vector<float>(Groups);
+  double SumH = 0, SumN = 0, SumR = 0;
   void hsail(DispatchFixture &F, uint64_t K) {
     struct {
       const float *In;
@@ -203,9 +218,24 @@ struct ReductionCase {
       S += P;
     SumH = S;
   }
-  void native() { SumN = simd::reduce(In.data(), VectorN); }
+  void native() {
+    simd::reduceTree(In.data(), VectorN, PartialN.data());
+    double S = 0; // The host's second pass, as in hsail().
+    for (float P : PartialN)
+      S += P;
+    SumN = S;
+  }
+  // The flat parallel_reduce reference (BM_ReductionNativeFlat).
+  void reference() { SumR = simd::reduceFlat(In.data(), VectorN); }
   void check(const char *How) {
+    // The twin adds the same pairs as the kernel's tree: equal partials.
+    compare("reduction partial sums", How, Partial.data(), PartialN.data(),
+            Groups);
     compare("reduction", How, &SumH, &SumN, 1, 1e-6);
+  }
+  void checkReference() {
+    compare("reduction", "flat reference against the twin", &SumR, &SumN, 1,
+            1e-6);
   }
 };
 
@@ -293,7 +323,8 @@ struct HistogramCase {
   static constexpr const char *File = "histogram.hsail", *Symbol = "&histogram";
   std::vector<uint32_t> In = randomU32(VectorN, UINT32_MAX, 10),
                         BH = std::vector<uint32_t>(256),
-                        BN = std::vector<uint32_t>(256);
+                        BN = std::vector<uint32_t>(256),
+                        BR = std::vector<uint32_t>(256);
   void hsail(DispatchFixture &F, uint64_t K) {
     std::fill(BH.begin(), BH.end(), 0);
     struct {
@@ -306,8 +337,14 @@ struct HistogramCase {
     dispatchAndWait(F, K, &Args, 1, Grid, Group);
   }
   void native() { simd::histogram(In.data(), VectorN, BN.data()); }
+  // The per-thread histograms reference (BM_HistogramNativePrivate).
+  void reference() { simd::histogramPrivate(In.data(), VectorN, BR.data()); }
   void check(const char *How) {
     compare("histogram", How, BH.data(), BN.data(), 256);
+  }
+  void checkReference() {
+    compare("histogram", "private reference against the twin", BR.data(),
+            BN.data(), 256);
   }
 };
 
@@ -369,6 +406,16 @@ template <typename Case> void nativeBench(benchmark::State &State) {
     C->native();
 }
 
+// The best-known-algorithm reference of a case, checked against its twin.
+template <typename Case> void referenceBench(benchmark::State &State) {
+  auto C = std::make_unique<Case>();
+  C->native();
+  C->reference();
+  C->checkReference();
+  for (auto _ : State)
+    C->reference();
+}
+
 // Warm: program create + add module + finalize + executable load +
 // freeze, repeated in one process.
 template <typename Case> void finalizeBench(benchmark::State &State) {
@@ -398,15 +445,27 @@ template <typename Case> void finalizeBench(benchmark::State &State) {
   BENCHMARK(BM_##Name##Native)->Unit(benchmark::kMillisecond)->UseRealTime();  \
   BENCHMARK(BM_Finalize##Name)->Unit(benchmark::kMillisecond)->UseRealTime()
 
+#define SIMD_REFERENCE(Name, Suffix)                                           \
+  void BM_##Name##Native##Suffix(benchmark::State &S) {                        \
+    referenceBench<Name##Case>(S);                                             \
+  }                                                                            \
+  BENCHMARK(BM_##Name##Native##Suffix)                                         \
+      ->Unit(benchmark::kMillisecond)                                          \
+      ->UseRealTime()
+
 SIMD_BENCHMARKS(VectorAdd);
 SIMD_BENCHMARKS(Saxpy);
 SIMD_BENCHMARKS(SgemmNaive);
+SIMD_REFERENCE(SgemmNaive, Blocked);
 SIMD_BENCHMARKS(SgemmTiled);
+SIMD_REFERENCE(SgemmTiled, Blocked);
 SIMD_BENCHMARKS(Reduction);
+SIMD_REFERENCE(Reduction, Flat);
 SIMD_BENCHMARKS(Mandelbrot);
 SIMD_BENCHMARKS(Nbody);
 SIMD_BENCHMARKS(Stencil);
 SIMD_BENCHMARKS(Histogram);
+SIMD_REFERENCE(Histogram, Private);
 SIMD_BENCHMARKS(BinarySearch);
 
 } // namespace
