@@ -115,7 +115,7 @@ hsa_status_t hsa_code_object_get_symbol(hsa_code_object_t code_object,
   OPENHSA_REQUIRE(CO, HSA_STATUS_ERROR_INVALID_CODE_OBJECT);
   OPENHSA_REQUIRE(symbol_name && symbol, HSA_STATUS_ERROR_INVALID_ARGUMENT);
   // "&name" for program linkage, "&module::&name" for module linkage.
-  llvm::StringRef Name(symbol_name), Module;
+  llvm::StringRef Name(symbol_name);
   const CodeSymbol *S = CO->find("", Name);
   if (!S)
     if (size_t Sep = Name.rfind("::"); Sep != llvm::StringRef::npos)

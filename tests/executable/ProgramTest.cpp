@@ -425,8 +425,9 @@ prog kernel &k(kernarg_u64 %out)
       << Err;
   EXPECT_NE(Err.find("&undef"), std::string::npos) << Err;
   EXPECT_NE(Err.find("hsa_code+0x"), std::string::npos) << Err;
-  if (S == HSA_STATUS_SUCCESS)
+  if (S == HSA_STATUS_SUCCESS) {
     EXPECT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
+  }
   EXPECT_EQ(hsa_ext_program_destroy(P), HSA_STATUS_SUCCESS);
 }
 

@@ -63,7 +63,7 @@ finalizeText(const std::string &Source) {
   if (!L)
     return L.takeError();
   P.Loaded = std::move(*L);
-  return std::move(P);
+  return P;
 }
 
 /// Like finalizeText, for a program of several modules (each its own
@@ -232,7 +232,7 @@ llvm::Expected<std::vector<R>> runElementwise(const ElementwiseKernel &K,
   G.Size[0] = uint32_t(N);
   G.WorkGroup[0] = 64;
   runKernel(*P, "&elementwise", G, &Args);
-  return std::move(Out);
+  return Out;
 }
 
 /// How runKernelWith runs a grid.
