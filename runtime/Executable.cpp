@@ -50,8 +50,7 @@ template <typename T> void put(void *Value, T V) {
 // ExecutableSymbol
 //===----------------------------------------------------------------------===//
 
-hsa_status_t ExecutableSymbol::getInfo(hsa_executable_symbol_info_t Attribute,
-                                       void *Value) const {
+hsa_status_t ExecutableSymbol::getInfo(uint32_t Attribute, void *Value) const {
   const bool IsVariable = Kind == HSA_SYMBOL_KIND_VARIABLE;
   const bool IsKernel = Kind == HSA_SYMBOL_KIND_KERNEL;
   switch (Attribute) {
@@ -194,8 +193,7 @@ bool Executable::frozen() const {
   return Frozen;
 }
 
-hsa_status_t Executable::getInfo(hsa_executable_info_t Attribute,
-                                 void *Value) const {
+hsa_status_t Executable::getInfo(uint32_t Attribute, void *Value) const {
   switch (Attribute) {
   case HSA_EXECUTABLE_INFO_PROFILE:
     put<hsa_profile_t>(Value, Profile);

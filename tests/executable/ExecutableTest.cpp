@@ -564,17 +564,19 @@ TEST_F(Executable, SymbolsAndEveryAttribute) {
                 K, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_CALL_CONVENTION),
             0u);
   uint64_t Ignored;
-  for (hsa_executable_symbol_info_t A :
-       {HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_ADDRESS,
-        HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_ALLOCATION,
-        HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_SEGMENT,
-        HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_ALIGNMENT,
-        HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_SIZE,
-        HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_IS_CONST,
-        HSA_EXECUTABLE_SYMBOL_INFO_INDIRECT_FUNCTION_OBJECT,
-        HSA_EXECUTABLE_SYMBOL_INFO_INDIRECT_FUNCTION_CALL_CONVENTION,
-        hsa_executable_symbol_info_t(99)})
-    EXPECT_EQ(hsa_executable_symbol_get_info(K, A, &Ignored),
+  // Integers, converted at the call: an hsa_executable_symbol_info_t object
+  // holding 99 would be outside the enum's range (undefined behaviour).
+  for (int A : std::initializer_list<int>{
+           HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_ADDRESS,
+           HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_ALLOCATION,
+           HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_SEGMENT,
+           HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_ALIGNMENT,
+           HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_SIZE,
+           HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_IS_CONST,
+           HSA_EXECUTABLE_SYMBOL_INFO_INDIRECT_FUNCTION_OBJECT,
+           HSA_EXECUTABLE_SYMBOL_INFO_INDIRECT_FUNCTION_CALL_CONVENTION, 99})
+    EXPECT_EQ(hsa_executable_symbol_get_info(K, hsa_executable_symbol_info_t(A),
+                                             &Ignored),
               HSA_STATUS_ERROR_INVALID_ARGUMENT)
         << A;
   EXPECT_EQ(hsa_executable_symbol_get_info(K, HSA_EXECUTABLE_SYMBOL_INFO_TYPE,
@@ -688,8 +690,8 @@ TEST_F(Executable, ShutDownFreesWhatIsLeft) {
   ASSERT_EQ(hsa_init(), HSA_STATUS_SUCCESS);
   EXPECT_EQ(hsa_executable_destroy(E), HSA_STATUS_ERROR_INVALID_EXECUTABLE);
   EXPECT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_ERROR_INVALID_CODE_OBJECT);
-  EXPECT_EQ(hsa_ext_program_destroy(P),
-            hsa_status_t(HSA_EXT_STATUS_ERROR_INVALID_PROGRAM));
+  EXPECT_EQ(int(hsa_ext_program_destroy(P)),
+            HSA_EXT_STATUS_ERROR_INVALID_PROGRAM);
   EXPECT_EQ(hsa_code_object_reader_destroy(Reader),
             HSA_STATUS_ERROR_INVALID_CODE_OBJECT_READER);
   // The fixture's agent handle belongs to the old runtime.
