@@ -5,9 +5,9 @@
 #include "cpu_agent/KernelDescriptor.h"
 #include "runtime/CodeObjectStore.h"
 #include "runtime/core/Agent.h"
+#include "runtime/core/Log.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 #include <map>
 
@@ -382,15 +382,15 @@ hsa_status_t Executable::load(const Agent *A,
 
   auto Code = finalizer::LoadedObject::load(*CO, Externals);
   if (!Code) {
-    std::fprintf(stderr, "openhsa: cannot load code object: %s\n",
-                 llvm::toString(Code.takeError()).c_str());
+    log::write(log::Level::Error, "cannot load code object: %s",
+               llvm::toString(Code.takeError()).c_str());
     return HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
   }
 
   std::vector<std::unique_ptr<ExecutableSymbol>> Added;
   auto Fail = [&](llvm::Error E) {
-    std::fprintf(stderr, "openhsa: cannot load code object: %s\n",
-                 llvm::toString(std::move(E)).c_str());
+    log::write(log::Level::Error, "cannot load code object: %s",
+               llvm::toString(std::move(E)).c_str());
     for (const auto &S : Added)
       delete S->Kernel;
     return HSA_STATUS_ERROR_INVALID_CODE_OBJECT;

@@ -12,8 +12,8 @@
 #include "hsa/hsa_ext_finalize.h"
 #include "runtime/CodeObjectStore.h"
 #include "runtime/Program.h"
+#include "runtime/core/Log.h"
 
-#include <cstdio>
 #include <cstring>
 
 using namespace openhsa;
@@ -174,8 +174,8 @@ hsa_status_t hsa_ext_program_finalize(
   auto CO = P->finalize(Target.Name, Directives, options ? options : "");
   if (!CO) {
     // The message names the instruction and its BRIG offset.
-    std::fprintf(stderr, "openhsa: finalization failed: %s\n",
-                 llvm::toString(CO.takeError()).c_str());
+    log::write(log::Level::Error, "finalization failed: %s",
+               llvm::toString(CO.takeError()).c_str());
     return hsa_status_t(HSA_EXT_STATUS_ERROR_FINALIZATION_FAILED);
   }
   *code_object = R->codeObjects().addCodeObject(std::move(*CO))->handle();

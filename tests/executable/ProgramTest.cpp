@@ -414,12 +414,29 @@ prog kernel &k(kernarg_u64 %out)
   ASSERT_FALSE(M.empty());
   hsa_ext_program_t P = makeProgram({&M});
   hsa_code_object_t CO{0};
-  ::testing::internal::CaptureStderr();
-  hsa_status_t S = hsa_ext_program_finalize(
-      P, Isa, HSA_EXT_FINALIZER_CALL_CONVENTION_AUTO, noDirectives(), nullptr,
-      HSA_CODE_OBJECT_TYPE_PROGRAM, &CO);
-  std::string Err = ::testing::internal::GetCapturedStderr();
-  EXPECT_EQ(S, hsa_status_t(HSA_EXT_STATUS_ERROR_FINALIZATION_FAILED));
+  auto Finalize = [&] {
+    return int(hsa_ext_program_finalize(
+        P, Isa, HSA_EXT_FINALIZER_CALL_CONVENTION_AUTO, noDirectives(), nullptr,
+        HSA_CODE_OBJECT_TYPE_PROGRAM, &CO));
+  };
+  // The library is quiet unless OPENHSA_DEBUG asks (README).
+  std::string Err;
+  int S;
+  {
+    ScopedEnv Quiet("OPENHSA_DEBUG", nullptr);
+    ::testing::internal::CaptureStderr();
+    S = Finalize();
+    Err = ::testing::internal::GetCapturedStderr();
+  }
+  EXPECT_EQ(S, HSA_EXT_STATUS_ERROR_FINALIZATION_FAILED);
+  EXPECT_EQ(Err, "");
+  {
+    ScopedEnv Errors("OPENHSA_DEBUG", "error");
+    ::testing::internal::CaptureStderr();
+    S = Finalize();
+    Err = ::testing::internal::GetCapturedStderr();
+  }
+  EXPECT_EQ(S, HSA_EXT_STATUS_ERROR_FINALIZATION_FAILED);
   // The finalizer's message, naming the module and the BRIG offset.
   EXPECT_NE(Err.find("openhsa: finalization failed:"), std::string::npos)
       << Err;
