@@ -1,6 +1,7 @@
 //===- cpu_agent/PacketProcessor.cpp - AQL packet processing on the CPU ---===//
 #include "cpu_agent/PacketProcessor.h"
 
+#include "cpu_agent/CallsJitCode.h"
 #include "cpu_agent/KernelDescriptor.h"
 #include "cpu_agent/KernelHelpers.h"
 #include "runtime/core/Clock.h"
@@ -371,6 +372,7 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
   return Outcome::Consumed;
 }
 
+OPENHSA_CALLS_JIT_CODE
 void PacketProcessor::runWorkGroups(DispatchJob &Job, uint64_t Begin,
                                     uint64_t End, unsigned Slot) {
   hsa_ext_openhsa_dispatch_context_t C = Job.Context;

@@ -12,6 +12,7 @@
 #include "brig/BrigModule.h"
 #include "brig/Validator.h"
 #include "brig/asm/Assembler.h"
+#include "cpu_agent/CallsJitCode.h"
 #include "finalizer/Finalizer.h"
 #include "finalizer/JitLoader.h"
 #include "hsa/hsa_ext_openhsa.h"
@@ -113,6 +114,7 @@ struct Grid {
 };
 
 /// Runs every work-group of G, in order, on this thread.
+OPENHSA_CALLS_JIT_CODE
 inline void runKernel(const FinalizedProgram &P, const std::string &Name,
                       const Grid &G, const void *Kernarg) {
   const finalizer::KernelSymbol *K = P.kernel(Name);
@@ -249,6 +251,7 @@ struct RunOptions {
 };
 
 /// Runs every work-group of G as O says.
+OPENHSA_CALLS_JIT_CODE
 inline void runKernelWith(const FinalizedProgram &P, const std::string &Name,
                           const Grid &G, const void *Kernarg,
                           const RunOptions &O) {
