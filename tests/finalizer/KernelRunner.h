@@ -280,7 +280,7 @@ inline void runKernelWith(const FinalizedProgram &P, const std::string &Name,
   const uint64_t Gx = Base.grid_groups[0], Gxy = Gx * Base.grid_groups[1];
   const uint64_t Total = Gxy * Base.grid_groups[2];
   std::atomic<uint64_t> Next{0};
-  auto Worker = [&](unsigned T) {
+  auto Worker = [&](unsigned T) OPENHSA_CALLS_JIT_CODE {
     hsa_ext_openhsa_dispatch_context_t C = Base;
     C.compute_unit_id = T;
     const uint8_t Fill = O.PoisonByte < 0 ? 0 : uint8_t(O.PoisonByte);
