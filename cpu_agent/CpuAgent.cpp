@@ -162,9 +162,9 @@ void CpuAgent::destroyNodeQueue(Queue *Q, QueueQuota &Quota) {
   Quota.Count.fetch_sub(1);
 }
 
-hsa_status_t CpuAgent::getInfo(hsa_agent_info_t Attribute, void *Value) const {
+hsa_status_t CpuAgent::getInfo(uint32_t Attribute, void *Value) const {
   const Isa &I = hostIsa();
-  switch (static_cast<int>(Attribute)) {
+  switch (Attribute) {
   case HSA_AGENT_INFO_NAME:
     copyName64(Node.Model, Value);
     break;

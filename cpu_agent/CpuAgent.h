@@ -53,7 +53,7 @@ public:
   CpuAgent(const Topology &Topo, const CpuNodeInfo &Node, unsigned Ordinal);
   ~CpuAgent() override;
 
-  hsa_status_t getInfo(hsa_agent_info_t Attribute, void *Value) const override;
+  hsa_status_t getInfo(uint32_t Attribute, void *Value) const override;
   hsa_device_type_t deviceType() const override { return HSA_DEVICE_TYPE_CPU; }
   uint32_t queueMinSize() const override {
     return CpuAgentLimits::QueueMinSize;

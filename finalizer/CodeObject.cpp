@@ -189,13 +189,13 @@ llvm::Expected<CodeObject> CodeObject::deserialize(llvm::ArrayRef<uint8_t> In) {
     return llvm::Error::success();
   };
   if (auto E = Str(*Meta, "isa", CO.IsaName))
-    return std::move(E);
+    return E;
   if (auto E = Int(*Meta, "machine_model", CO.MachineModel, 1))
-    return std::move(E);
+    return E;
   if (auto E = Int(*Meta, "profile", CO.Profile, 1))
-    return std::move(E);
+    return E;
   if (auto E = Int(*Meta, "rounding", CO.DefaultFloatRounding, 2))
-    return std::move(E);
+    return E;
   const llvm::json::Array *Ks = Meta->getArray("kernels");
   const llvm::json::Array *Vs = Meta->getArray("variables");
   if (!Ks || !Vs)
@@ -206,52 +206,52 @@ llvm::Expected<CodeObject> CodeObject::deserialize(llvm::ArrayRef<uint8_t> In) {
       return bad("kernel entry is not an object");
     KernelSymbol K;
     if (auto E = Str(*O, "name", K.Name))
-      return std::move(E);
+      return E;
     if (auto E = Str(*O, "module", K.ModuleName))
-      return std::move(E);
+      return E;
     if (auto E = Bool(*O, "program_linkage", K.ProgramLinkage))
-      return std::move(E);
+      return E;
     if (auto E = Str(*O, "entry", K.EntrySymbol))
-      return std::move(E);
+      return E;
     if (auto E = Int(*O, "kernarg_size", K.KernargSegmentSize, UINT32_MAX))
-      return std::move(E);
+      return E;
     if (auto E = Int(*O, "kernarg_align", K.KernargSegmentAlignment, 1 << 16))
-      return std::move(E);
+      return E;
     if (auto E = Int(*O, "group_size", K.GroupSegmentSize, UINT32_MAX))
-      return std::move(E);
+      return E;
     if (auto E = Int(*O, "private_size", K.PrivateSegmentSize, UINT32_MAX))
-      return std::move(E);
+      return E;
     if (auto E = Bool(*O, "dynamic_call_stack", K.DynamicCallStack))
-      return std::move(E);
+      return E;
     if (auto E = Dims(*O, "required_grid_size", K.RequiredGridSize))
-      return std::move(E);
+      return E;
     if (auto E = Dims(*O, "required_workgroup_size", K.RequiredWorkgroupSize))
-      return std::move(E);
+      return E;
     if (auto E = Int(*O, "required_dim", K.RequiredDim, 3))
-      return std::move(E);
+      return E;
     if (auto E = Int(*O, "max_flat_grid_size", K.MaxFlatGridSize, INT64_MAX))
-      return std::move(E);
+      return E;
     if (auto E = Int(*O, "max_flat_workgroup_size", K.MaxFlatWorkgroupSize,
                      UINT32_MAX))
-      return std::move(E);
+      return E;
     if (auto E = Int(*O, "max_dynamic_group_size", K.MaxDynamicGroupSize,
                      UINT32_MAX))
-      return std::move(E);
+      return E;
     // Absent in code objects of earlier versions.
     if (O->get("detect_exceptions"))
       if (auto E =
               Int(*O, "detect_exceptions", K.EnabledDetectExceptions, 0x1f))
-        return std::move(E);
+        return E;
     if (O->get("require_no_partial_workgroups"))
       if (auto E = Bool(*O, "require_no_partial_workgroups",
                         K.RequireNoPartialWorkgroups))
-        return std::move(E);
+        return E;
     if (O->get("vector_width"))
       if (auto E = Int(*O, "vector_width", K.VectorWidth, 64))
-        return std::move(E);
+        return E;
     if (O->get("scalar_reason"))
       if (auto E = Str(*O, "scalar_reason", K.ScalarReason))
-        return std::move(E);
+        return E;
     CO.Kernels.push_back(std::move(K));
   }
   for (const llvm::json::Value &VV : *Vs) {
@@ -260,25 +260,25 @@ llvm::Expected<CodeObject> CodeObject::deserialize(llvm::ArrayRef<uint8_t> In) {
       return bad("variable entry is not an object");
     VariableSymbol V;
     if (auto E = Str(*O, "name", V.Name))
-      return std::move(E);
+      return E;
     if (auto E = Str(*O, "module", V.ModuleName))
-      return std::move(E);
+      return E;
     if (auto E = Bool(*O, "program_linkage", V.ProgramLinkage))
-      return std::move(E);
+      return E;
     if (auto E = Str(*O, "symbol", V.ObjectSymbol))
-      return std::move(E);
+      return E;
     if (auto E = Int(*O, "segment", V.Segment, 255))
-      return std::move(E);
+      return E;
     if (auto E = Bool(*O, "agent_allocation", V.AgentAllocation))
-      return std::move(E);
+      return E;
     if (auto E = Bool(*O, "const", V.Constant))
-      return std::move(E);
+      return E;
     if (auto E = Bool(*O, "definition", V.Definition))
-      return std::move(E);
+      return E;
     if (auto E = Int(*O, "size", V.Size, INT64_MAX))
-      return std::move(E);
+      return E;
     if (auto E = Int(*O, "align", V.Alignment, 1 << 16))
-      return std::move(E);
+      return E;
     CO.Variables.push_back(std::move(V));
   }
   if (const llvm::json::Array *Fs = Meta->getArray("indirect_functions")) {
@@ -288,13 +288,13 @@ llvm::Expected<CodeObject> CodeObject::deserialize(llvm::ArrayRef<uint8_t> In) {
         return bad("indirect function entry is not an object");
       IndirectFunctionSymbol F;
       if (auto E = Str(*O, "name", F.Name))
-        return std::move(E);
+        return E;
       if (auto E = Str(*O, "module", F.ModuleName))
-        return std::move(E);
+        return E;
       if (auto E = Bool(*O, "program_linkage", F.ProgramLinkage))
-        return std::move(E);
+        return E;
       if (auto E = Str(*O, "symbol", F.ObjectSymbol))
-        return std::move(E);
+        return E;
       CO.IndirectFunctions.push_back(std::move(F));
     }
   }
@@ -303,7 +303,7 @@ llvm::Expected<CodeObject> CodeObject::deserialize(llvm::ArrayRef<uint8_t> In) {
   CO.Object.assign(In.begin() + Pos, In.end());
   if (auto E = checkRelocatableObject(CO.Object))
     return E;
-  return std::move(CO);
+  return CO;
 }
 
 } // namespace openhsa::finalizer

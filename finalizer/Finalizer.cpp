@@ -110,13 +110,13 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
   CO.DefaultFloatRounding = Request.DefaultFloatRounding;
   for (LoweredKernel &K : Lowered->Kernels) {
     if (auto Err = applyDirectives(Request.Directives, K.Symbol))
-      return std::move(Err);
+      return Err;
     CO.Kernels.push_back(K.Symbol);
   }
   CO.Variables = Lowered->Variables;
   CO.IndirectFunctions = Lowered->IndirectFunctions;
   CO.Object = std::move(*Object);
-  return std::move(CO);
+  return CO;
 }
 
 } // namespace openhsa::finalizer

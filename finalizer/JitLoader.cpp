@@ -133,14 +133,14 @@ LoadedObject::load(const CodeObject &CO,
     Symbols[ES.intern((*J)->mangle(Name))] = {
         llvm::orc::ExecutorAddr::fromPtr(Addr), llvm::JITSymbolFlags::Exported};
   if (auto Err = Lib.define(llvm::orc::absoluteSymbols(std::move(Symbols))))
-    return std::move(Err);
+    return Err;
 
   auto Buffer = llvm::MemoryBuffer::getMemBufferCopy(
       llvm::StringRef(reinterpret_cast<const char *>(CO.Object.data()),
                       CO.Object.size()),
       "code-object");
   if (auto Err = (*J)->addObjectFile(std::move(Buffer)))
-    return std::move(Err);
+    return Err;
   std::unique_ptr<LoadedObject> L =
       std::make_unique<OrcLoadedObject>(std::move(*J));
   // Resolve every kernel now so a missing symbol is an error at load time,
@@ -152,7 +152,7 @@ LoadedObject::load(const CodeObject &CO,
         Message = *Reasons + " (" + Message + ")";
       return llvm::createStringError("cannot load the code object: " + Message);
     }
-  return std::move(L);
+  return L;
 }
 
 } // namespace openhsa::finalizer

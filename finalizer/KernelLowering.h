@@ -252,6 +252,7 @@ private:
   llvm::Error emitCall(EntryRef<BrigInstBase> I, FunctionDef &D,
                        llvm::ArrayRef<Value *> Out, llvm::ArrayRef<Value *> In);
   llvm::Error runInlined(Value *StackPointer);
+  void adoptDetachedBlocks(llvm::BasicBlock *Body);
   llvm::Error lowerAlloca(EntryRef<BrigInstBase> I);
   llvm::Error declareFbarrier(EntryRef<BrigDirectiveFbarrier> D);
   llvm::Error checkFbarriers(const CallSummary &Calls);

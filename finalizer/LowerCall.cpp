@@ -27,6 +27,8 @@
 //===----------------------------------------------------------------------===//
 #include "finalizer/KernelLowering.h"
 
+#include "llvm/ADT/ScopeExit.h"
+
 #include <functional>
 
 namespace openhsa::finalizer::detail {
@@ -524,6 +526,11 @@ llvm::Error KernelLowering::runFunction(llvm::Function *Fn) {
   auto *Entry = llvm::BasicBlock::Create(Ctx, "entry", F);
   AllocaBuilder.SetInsertPoint(Entry);
   auto *Body = llvm::BasicBlock::Create(Ctx, "body");
+  bool Lowered = false;
+  auto Adopt = llvm::make_scope_exit([&] {
+    if (!Lowered)
+      adoptDetachedBlocks(Body); // Lowering.cpp
+  });
 
   // Formal arguments are the caller's actual argument variables.
   llvm::SmallVector<uint32_t, 8> Formals = formalArguments(B, K);
@@ -545,15 +552,20 @@ llvm::Error KernelLowering::runFunction(llvm::Function *Fn) {
   if (!Builder.GetInsertBlock()->getTerminator())
     emitReturn();
   AllocaBuilder.CreateBr(Body);
+  Lowered = true;
   return llvm::Error::success();
 }
 
 llvm::Error KernelLowering::runInlined(Value *StackPointer) {
-  if (auto Err = declareCodeBlock())
+  if (auto Err = declareCodeBlock()) {
+    adoptDetachedBlocks(nullptr);
     return Err;
+  }
   setupFrame(StackPointer);
-  if (auto Err = lowerCodeBlock())
+  if (auto Err = lowerCodeBlock()) {
+    adoptDetachedBlocks(nullptr);
     return Err;
+  }
   if (!Builder.GetInsertBlock()->getTerminator())
     emitReturn();
   return llvm::Error::success();
@@ -623,6 +635,9 @@ llvm::Error KernelLowering::emitCall(EntryRef<BrigInstBase> I, FunctionDef &D,
                              "', which waits at a barrier or fbarrier (itself "
                              "or in a function it calls): recursion with "
                              "barriers is not supported");
+  llvm::SmallVector<uint32_t, 8> Formals = formalArguments(*D.B, D.X);
+  if (Formals.size() != Out.size() + In.size())
+    return failInst(I, "'" + Name + "' has malformed formal arguments");
   auto *Continue = llvm::BasicBlock::Create(Ctx, "ret." + Name.drop_front());
   KernelLowering Sub(P, *D.B, D.X);
   Sub.Kind = BodyKind::Inlined;
@@ -644,9 +659,6 @@ llvm::Error KernelLowering::emitCall(EntryRef<BrigInstBase> I, FunctionDef &D,
   Sub.ExitBlock = Continue;
   Sub.AllocaBuilder.SetInsertPoint(&F->getEntryBlock());
   Sub.Builder.SetInsertPoint(Builder.GetInsertBlock());
-  llvm::SmallVector<uint32_t, 8> Formals = formalArguments(*D.B, D.X);
-  if (Formals.size() != Out.size() + In.size())
-    return failInst(I, "'" + Name + "' has malformed formal arguments");
   for (unsigned J = 0; J < Formals.size(); ++J) {
     VariableHome H;
     H.Segment = BRIG_SEGMENT_ARG;

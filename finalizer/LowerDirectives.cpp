@@ -51,7 +51,7 @@ initializerBytes(const BrigModule &B, EntryRef<BrigDirectiveVariable> V) {
     return Fail("malformed constant");
   };
   if (auto Err = Add(V->init, 0))
-    return std::move(Err);
+    return Err;
   return Out;
 }
 

@@ -158,9 +158,6 @@ std::optional<llvm::Error> KernelLowering::trySystem(EntryRef<BrigInstBase> I) {
                                                    : query::PrivateBase,
                      PtrTy);
   };
-  // Functions: called, or inlined into a kernel.
-  auto InFunction = [&] { return Kind != BodyKind::Kernel; };
-
   switch (Op) {
   //===--- User mode queues (PRM 11.3) ----------------------------------===//
   case BRIG_OPCODE_LDQUEUEREADINDEX:

@@ -10,6 +10,9 @@
 //===----------------------------------------------------------------------===//
 #include "finalizer/KernelLowering.h"
 
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/IR/CFG.h"
+
 namespace openhsa::finalizer {
 namespace detail {
 
@@ -316,6 +319,11 @@ llvm::Expected<LoweredKernel> KernelLowering::run() {
   auto *Entry = llvm::BasicBlock::Create(Ctx, "entry", F);
   AllocaBuilder.SetInsertPoint(Entry);
   auto *Body = llvm::BasicBlock::Create(Ctx, "body");
+  bool Lowered = false;
+  auto Adopt = llvm::make_scope_exit([&] {
+    if (!Lowered)
+      adoptDetachedBlocks(Body);
+  });
 
   // Kernel arguments: laid out in order, each at its natural alignment
   // (PRM 4.21), at the start of the kernarg segment.
@@ -426,7 +434,33 @@ llvm::Expected<LoweredKernel> KernelLowering::run() {
   Result.Symbol.KernargSegmentAlignment = KernargAlign;
   Result.Symbol.GroupSegmentSize = uint32_t(GroupSize);
   Result.Symbol.PrivateSegmentSize = uint32_t(PrivateSize);
+  Lowered = true;
   return std::move(Result);
+}
+
+void KernelLowering::adoptDetachedBlocks(llvm::BasicBlock *Body) {
+  // A refused lowering leaves blocks created but never inserted: labels past
+  // the refused instruction, the body, blocks that emitted branches go to.
+  // A detached block belongs to nothing and would leak: F adopts each, and
+  // is freed with the module the failed finalization discards.
+  llvm::SmallVector<llvm::BasicBlock *, 32> Work{Body, ExitBlock};
+  for (const auto &[Off, BB] : Labels)
+    Work.push_back(BB);
+  Work.append(Resumes.begin(), Resumes.end());
+  auto AddSuccessors = [&](llvm::BasicBlock &BB) {
+    if (llvm::Instruction *T = BB.getTerminator())
+      for (llvm::BasicBlock *S : llvm::successors(T))
+        Work.push_back(S);
+  };
+  for (llvm::BasicBlock &BB : *F)
+    AddSuccessors(BB);
+  while (!Work.empty()) {
+    llvm::BasicBlock *BB = Work.pop_back_val();
+    if (!BB || BB->getParent())
+      continue;
+    BB->insertInto(F);
+    AddSuccessors(*BB);
+  }
 }
 
 llvm::Error KernelLowering::declareCodeBlock() {

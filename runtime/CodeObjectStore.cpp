@@ -71,8 +71,7 @@ bool CodeSymbol::programLinkage() const {
   }
 }
 
-hsa_status_t CodeSymbol::getInfo(hsa_code_symbol_info_t Attribute,
-                                 void *Value) const {
+hsa_status_t CodeSymbol::getInfo(uint32_t Attribute, void *Value) const {
   const std::string &Name = name();
   const bool ProgramLinkage = programLinkage();
   // Module linkage only: program-linkage symbols report no module.
@@ -169,8 +168,7 @@ hsa_status_t CodeSymbol::getInfo(hsa_code_symbol_info_t Attribute,
 // StoredCodeObject
 //===----------------------------------------------------------------------===//
 
-hsa_status_t StoredCodeObject::getInfo(hsa_code_object_info_t Attribute,
-                                       void *Value) const {
+hsa_status_t StoredCodeObject::getInfo(uint32_t Attribute, void *Value) const {
   const finalizer::CodeObject &CO = *Object;
   switch (Attribute) {
   case HSA_CODE_OBJECT_INFO_VERSION: {

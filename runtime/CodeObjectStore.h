@@ -52,7 +52,7 @@ struct CodeSymbol {
   const std::string &name() const;
   const std::string &moduleName() const;
   bool programLinkage() const;
-  hsa_status_t getInfo(hsa_code_symbol_info_t Attribute, void *Value) const;
+  hsa_status_t getInfo(uint32_t Attribute, void *Value) const;
 };
 
 /// A 1.0 code object (hsa_code_object_t). Executables that load it share
@@ -70,7 +70,7 @@ struct StoredCodeObject {
     return reinterpret_cast<StoredCodeObject *>(
         static_cast<uintptr_t>(H.handle));
   }
-  hsa_status_t getInfo(hsa_code_object_info_t Attribute, void *Value) const;
+  hsa_status_t getInfo(uint32_t Attribute, void *Value) const;
   /// The symbol named \p Name in module \p Module (empty: program linkage).
   const CodeSymbol *find(llvm::StringRef Module, llvm::StringRef Name) const;
 };

@@ -5,9 +5,9 @@
 #include "cpu_agent/KernelDescriptor.h"
 #include "runtime/CodeObjectStore.h"
 #include "runtime/core/Agent.h"
+#include "runtime/core/Log.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 #include <map>
 
@@ -50,8 +50,7 @@ template <typename T> void put(void *Value, T V) {
 // ExecutableSymbol
 //===----------------------------------------------------------------------===//
 
-hsa_status_t ExecutableSymbol::getInfo(hsa_executable_symbol_info_t Attribute,
-                                       void *Value) const {
+hsa_status_t ExecutableSymbol::getInfo(uint32_t Attribute, void *Value) const {
   const bool IsVariable = Kind == HSA_SYMBOL_KIND_VARIABLE;
   const bool IsKernel = Kind == HSA_SYMBOL_KIND_KERNEL;
   switch (Attribute) {
@@ -194,8 +193,7 @@ bool Executable::frozen() const {
   return Frozen;
 }
 
-hsa_status_t Executable::getInfo(hsa_executable_info_t Attribute,
-                                 void *Value) const {
+hsa_status_t Executable::getInfo(uint32_t Attribute, void *Value) const {
   switch (Attribute) {
   case HSA_EXECUTABLE_INFO_PROFILE:
     put<hsa_profile_t>(Value, Profile);
@@ -384,15 +382,15 @@ hsa_status_t Executable::load(const Agent *A,
 
   auto Code = finalizer::LoadedObject::load(*CO, Externals);
   if (!Code) {
-    std::fprintf(stderr, "openhsa: cannot load code object: %s\n",
-                 llvm::toString(Code.takeError()).c_str());
+    log::write(log::Level::Error, "cannot load code object: %s",
+               llvm::toString(Code.takeError()).c_str());
     return HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
   }
 
   std::vector<std::unique_ptr<ExecutableSymbol>> Added;
   auto Fail = [&](llvm::Error E) {
-    std::fprintf(stderr, "openhsa: cannot load code object: %s\n",
-                 llvm::toString(std::move(E)).c_str());
+    log::write(log::Level::Error, "cannot load code object: %s",
+               llvm::toString(std::move(E)).c_str());
     for (const auto &S : Added)
       delete S->Kernel;
     return HSA_STATUS_ERROR_INVALID_CODE_OBJECT;

@@ -79,8 +79,7 @@ struct ExecutableSymbol {
     return reinterpret_cast<const ExecutableSymbol *>(
         static_cast<uintptr_t>(H.handle));
   }
-  hsa_status_t getInfo(hsa_executable_symbol_info_t Attribute,
-                       void *Value) const;
+  hsa_status_t getInfo(uint32_t Attribute, void *Value) const;
 };
 
 class Executable {
@@ -106,7 +105,7 @@ public:
   hsa_status_t freeze();
   /// 0 when the executable is valid; otherwise a set of Problem bits.
   uint32_t validate() const;
-  hsa_status_t getInfo(hsa_executable_info_t Attribute, void *Value) const;
+  hsa_status_t getInfo(uint32_t Attribute, void *Value) const;
   bool frozen() const;
 
   /// The symbol with \p Key ("&name" or "&module::&name") for agent \p A:

@@ -212,8 +212,7 @@ std::vector<hsa_ext_module_t> Program::modules() const {
   return Result;
 }
 
-hsa_status_t Program::getInfo(hsa_ext_program_info_t Attribute,
-                              void *Value) const {
+hsa_status_t Program::getInfo(uint32_t Attribute, void *Value) const {
   switch (Attribute) {
   case HSA_EXT_PROGRAM_INFO_MACHINE_MODEL:
     *static_cast<hsa_machine_model_t *>(Value) = MachineModel;

@@ -45,7 +45,7 @@ public:
   hsa_status_t addModule(hsa_ext_module_t Module);
   /// The modules in the order they were added.
   std::vector<hsa_ext_module_t> modules() const;
-  hsa_status_t getInfo(hsa_ext_program_info_t Attribute, void *Value) const;
+  hsa_status_t getInfo(uint32_t Attribute, void *Value) const;
 
   /// Finalizes every kernel of the program for the ISA named \p IsaName.
   llvm::Expected<finalizer::CodeObject>

@@ -5,8 +5,8 @@
 #include "cpu_agent/CpuAgent.h"
 #include "cpu_agent/KernelDescriptor.h"
 #include "runtime/CodeObjectStore.h"
+#include "runtime/core/Log.h"
 
-#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -23,9 +23,10 @@ hsa_status_t notImplemented(const char *Function, hsa_status_t Status,
   static std::mutex Mutex;
   static std::set<std::string> Reported;
   std::lock_guard<std::mutex> Lock(Mutex);
-  if (Reported.insert(Function).second)
-    std::fprintf(stderr, "openhsa: %s is not available yet: %s\n", Function,
-                 Why);
+  if (log::threshold() >= log::Level::Warning &&
+      Reported.insert(Function).second)
+    log::write(log::Level::Warning, "%s is not available yet: %s", Function,
+               Why);
   return Status;
 }
 
@@ -57,8 +58,7 @@ hsa_status_t Runtime::release() {
 hsa_status_t Runtime::initialize() {
   auto T = Topology::discover();
   if (!T) {
-    std::fprintf(stderr, "openhsa: %s\n",
-                 llvm::toString(T.takeError()).c_str());
+    log::write(log::Level::Error, "%s", llvm::toString(T.takeError()).c_str());
     return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   }
   Topo = std::move(*T);

@@ -136,8 +136,8 @@ private:
       Registered; // Size, count.
 };
 
-/// Writes why an entry point cannot do its job yet to stderr (once per
-/// function) and returns the status it should return.
+/// Says why an entry point cannot do its job yet (a warning, once per
+/// function: runtime/core/Log.h) and returns the status it should return.
 hsa_status_t notImplemented(const char *Function, hsa_status_t Status,
                             const char *Why);
 

@@ -176,7 +176,7 @@ llvm::Expected<BrigAst> Decoder::run() {
     }
     Off = Next;
   }
-  return std::move(A);
+  return A;
 }
 
 llvm::Error Decoder::decodeExecutable(uint32_t Off, Executable &E) {

@@ -1,5 +1,6 @@
 //===- runtime/api/AgentApi.cpp - Agents, caches, ISAs, wavefronts --------===//
 #include "runtime/api/ApiCommon.h"
+#include "runtime/api/EnumArg.h"
 #include "runtime/api/ExtensionTables.h"
 
 #include <cstring>
@@ -16,8 +17,8 @@ const Wavefront &wavefrontOf(const Isa &I) {
   return W;
 }
 
-bool validProfile(hsa_profile_t P) {
-  return P == HSA_PROFILE_BASE || P == HSA_PROFILE_FULL;
+bool validProfile(const hsa_profile_t &P) {
+  return enumArg(P, {HSA_PROFILE_BASE, HSA_PROFILE_FULL}).has_value();
 }
 
 } // namespace
@@ -40,7 +41,7 @@ hsa_status_t hsa_agent_get_info(hsa_agent_t agent, hsa_agent_info_t attribute,
   Agent *A = R->agent(agent);
   OPENHSA_REQUIRE(A, HSA_STATUS_ERROR_INVALID_AGENT);
   OPENHSA_REQUIRE(value, HSA_STATUS_ERROR_INVALID_ARGUMENT);
-  return A->getInfo(attribute, value);
+  return A->getInfo(enumBits(attribute), value);
 }
 
 hsa_status_t hsa_agent_get_exception_policies(hsa_agent_t agent,
@@ -75,7 +76,7 @@ hsa_status_t hsa_cache_get_info(hsa_cache_t cache, hsa_cache_info_t attribute,
   const Cache *C = R->cache(cache);
   OPENHSA_REQUIRE(C, HSA_STATUS_ERROR_INVALID_CACHE);
   OPENHSA_REQUIRE(value, HSA_STATUS_ERROR_INVALID_ARGUMENT);
-  return C->getInfo(attribute, value);
+  return C->getInfo(enumBits(attribute), value);
 }
 
 hsa_status_t hsa_agent_extension_supported(uint16_t extension,
@@ -136,7 +137,7 @@ hsa_status_t hsa_isa_get_info(hsa_isa_t isa, hsa_isa_info_t attribute,
   OPENHSA_REQUIRE_RUNTIME(R);
   OPENHSA_REQUIRE(R->isIsa(isa), HSA_STATUS_ERROR_INVALID_ISA);
   OPENHSA_REQUIRE(value, HSA_STATUS_ERROR_INVALID_ARGUMENT);
-  return Isa::fromHandle(isa)->getInfo(attribute, index, value);
+  return Isa::fromHandle(isa)->getInfo(enumBits(attribute), index, value);
 }
 
 hsa_status_t hsa_isa_get_info_alt(hsa_isa_t isa, hsa_isa_info_t attribute,
@@ -145,13 +146,14 @@ hsa_status_t hsa_isa_get_info_alt(hsa_isa_t isa, hsa_isa_info_t attribute,
   OPENHSA_REQUIRE(R->isIsa(isa), HSA_STATUS_ERROR_INVALID_ISA);
   OPENHSA_REQUIRE(value, HSA_STATUS_ERROR_INVALID_ARGUMENT);
   // The call-convention attributes need an index: only the 1.0 form has one.
+  const uint32_t Attribute = enumBits(attribute);
   OPENHSA_REQUIRE(
-      attribute != HSA_ISA_INFO_CALL_CONVENTION_COUNT &&
-          attribute != HSA_ISA_INFO_CALL_CONVENTION_INFO_WAVEFRONT_SIZE &&
-          attribute !=
+      Attribute != HSA_ISA_INFO_CALL_CONVENTION_COUNT &&
+          Attribute != HSA_ISA_INFO_CALL_CONVENTION_INFO_WAVEFRONT_SIZE &&
+          Attribute !=
               HSA_ISA_INFO_CALL_CONVENTION_INFO_WAVEFRONTS_PER_COMPUTE_UNIT,
       HSA_STATUS_ERROR_INVALID_ARGUMENT);
-  return Isa::fromHandle(isa)->getInfo(attribute, 0, value);
+  return Isa::fromHandle(isa)->getInfo(Attribute, 0, value);
 }
 
 hsa_status_t hsa_isa_get_exception_policies(hsa_isa_t isa,
@@ -171,12 +173,12 @@ hsa_status_t hsa_isa_get_round_method(hsa_isa_t isa, hsa_fp_type_t fp_type,
   OPENHSA_REQUIRE_RUNTIME(R);
   OPENHSA_REQUIRE(R->isIsa(isa), HSA_STATUS_ERROR_INVALID_ISA);
   OPENHSA_REQUIRE(round_method, HSA_STATUS_ERROR_INVALID_ARGUMENT);
-  OPENHSA_REQUIRE(fp_type == HSA_FP_TYPE_16 || fp_type == HSA_FP_TYPE_32 ||
-                      fp_type == HSA_FP_TYPE_64,
-                  HSA_STATUS_ERROR_INVALID_ARGUMENT);
-  OPENHSA_REQUIRE(flush_mode == HSA_FLUSH_MODE_FTZ ||
-                      flush_mode == HSA_FLUSH_MODE_NON_FTZ,
-                  HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  OPENHSA_REQUIRE(
+      enumArg(fp_type, {HSA_FP_TYPE_16, HSA_FP_TYPE_32, HSA_FP_TYPE_64}),
+      HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  OPENHSA_REQUIRE(
+      enumArg(flush_mode, {HSA_FLUSH_MODE_FTZ, HSA_FLUSH_MODE_NON_FTZ}),
+      HSA_STATUS_ERROR_INVALID_ARGUMENT);
   // Host floating point rounds each operation once (fused ops included).
   *round_method = HSA_ROUND_METHOD_SINGLE;
   return HSA_STATUS_SUCCESS;
@@ -202,7 +204,7 @@ hsa_status_t hsa_wavefront_get_info(hsa_wavefront_t wavefront,
       Known |= wavefrontOf(*I).handle().handle == wavefront.handle;
   OPENHSA_REQUIRE(Known, HSA_STATUS_ERROR_INVALID_WAVEFRONT);
   OPENHSA_REQUIRE(value, HSA_STATUS_ERROR_INVALID_ARGUMENT);
-  OPENHSA_REQUIRE(attribute == HSA_WAVEFRONT_INFO_SIZE,
+  OPENHSA_REQUIRE(enumBits(attribute) == HSA_WAVEFRONT_INFO_SIZE,
                   HSA_STATUS_ERROR_INVALID_ARGUMENT);
   *static_cast<uint32_t *>(value) = Wavefront::fromHandle(wavefront)->Size;
   return HSA_STATUS_SUCCESS;

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/api/ApiCommon.h"
+#include "runtime/api/EnumArg.h"
 
 #include "runtime/CodeObjectStore.h"
 
@@ -104,7 +105,7 @@ hsa_status_t hsa_code_object_get_info(hsa_code_object_t code_object,
   StoredCodeObject *CO = R->codeObjects().codeObject(code_object);
   OPENHSA_REQUIRE(CO, HSA_STATUS_ERROR_INVALID_CODE_OBJECT);
   OPENHSA_REQUIRE(value, HSA_STATUS_ERROR_INVALID_ARGUMENT);
-  return CO->getInfo(attribute, value);
+  return CO->getInfo(enumBits(attribute), value);
 }
 
 hsa_status_t hsa_code_object_get_symbol(hsa_code_object_t code_object,
@@ -115,7 +116,7 @@ hsa_status_t hsa_code_object_get_symbol(hsa_code_object_t code_object,
   OPENHSA_REQUIRE(CO, HSA_STATUS_ERROR_INVALID_CODE_OBJECT);
   OPENHSA_REQUIRE(symbol_name && symbol, HSA_STATUS_ERROR_INVALID_ARGUMENT);
   // "&name" for program linkage, "&module::&name" for module linkage.
-  llvm::StringRef Name(symbol_name), Module;
+  llvm::StringRef Name(symbol_name);
   const CodeSymbol *S = CO->find("", Name);
   if (!S)
     if (size_t Sep = Name.rfind("::"); Sep != llvm::StringRef::npos)
@@ -163,7 +164,7 @@ hsa_status_t hsa_code_symbol_get_info(hsa_code_symbol_t code_symbol,
   const CodeSymbol *S = R->codeObjects().codeSymbol(code_symbol);
   OPENHSA_REQUIRE(S, HSA_STATUS_ERROR_INVALID_CODE_SYMBOL);
   OPENHSA_REQUIRE(value, HSA_STATUS_ERROR_INVALID_ARGUMENT);
-  return S->getInfo(attribute, value);
+  return S->getInfo(enumBits(attribute), value);
 }
 
 hsa_status_t hsa_code_object_reader_create_from_file(

@@ -6,20 +6,16 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/api/ApiCommon.h"
+#include "runtime/api/EnumArg.h"
 
 #include "runtime/CodeObjectStore.h"
 #include "runtime/Executable.h"
 
-#include <cstdio>
 #include <string>
 
 using namespace openhsa;
 
 namespace {
-
-bool validProfile(hsa_profile_t P) {
-  return P == HSA_PROFILE_BASE || P == HSA_PROFILE_FULL;
-}
 
 /// Parses a reader's bytes into a code object.
 hsa_status_t readCodeObject(const CodeObjectReader &Reader,
@@ -61,14 +57,15 @@ hsa_status_t hsa_executable_create(hsa_profile_t profile,
                                    const char *options,
                                    hsa_executable_t *executable) {
   OPENHSA_REQUIRE_RUNTIME(R);
-  OPENHSA_REQUIRE(validProfile(profile) && executable &&
-                      (executable_state == HSA_EXECUTABLE_STATE_UNFROZEN ||
-                       executable_state == HSA_EXECUTABLE_STATE_FROZEN),
+  auto Profile = enumArg(profile, {HSA_PROFILE_BASE, HSA_PROFILE_FULL});
+  auto State = enumArg(executable_state, {HSA_EXECUTABLE_STATE_UNFROZEN,
+                                          HSA_EXECUTABLE_STATE_FROZEN});
+  OPENHSA_REQUIRE(Profile && State && executable,
                   HSA_STATUS_ERROR_INVALID_ARGUMENT);
   // The 1.0 form names no rounding mode: code objects bring theirs.
   Executable *E = R->codeObjects().Executables.add(std::make_unique<Executable>(
-      R->codeObjects(), profile, HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT,
-      executable_state == HSA_EXECUTABLE_STATE_FROZEN));
+      R->codeObjects(), *Profile, HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT,
+      *State == HSA_EXECUTABLE_STATE_FROZEN));
   *executable = E->handle();
   return HSA_STATUS_SUCCESS;
 }
@@ -78,14 +75,14 @@ hsa_status_t hsa_executable_create_alt(
     hsa_default_float_rounding_mode_t default_float_rounding_mode,
     const char *options, hsa_executable_t *executable) {
   OPENHSA_REQUIRE_RUNTIME(R);
-  OPENHSA_REQUIRE(
-      validProfile(profile) && executable &&
-          (default_float_rounding_mode ==
-               HSA_DEFAULT_FLOAT_ROUNDING_MODE_ZERO ||
-           default_float_rounding_mode == HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR),
-      HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  auto Profile = enumArg(profile, {HSA_PROFILE_BASE, HSA_PROFILE_FULL});
+  auto Rounding = enumArg(default_float_rounding_mode,
+                          {HSA_DEFAULT_FLOAT_ROUNDING_MODE_ZERO,
+                           HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR});
+  OPENHSA_REQUIRE(Profile && Rounding && executable,
+                  HSA_STATUS_ERROR_INVALID_ARGUMENT);
   Executable *E = R->codeObjects().Executables.add(std::make_unique<Executable>(
-      R->codeObjects(), profile, default_float_rounding_mode, false));
+      R->codeObjects(), *Profile, *Rounding, false));
   *executable = E->handle();
   return HSA_STATUS_SUCCESS;
 }
@@ -160,7 +157,7 @@ hsa_status_t hsa_executable_get_info(hsa_executable_t executable,
   Executable *E = R->codeObjects().executable(executable);
   OPENHSA_REQUIRE(E, HSA_STATUS_ERROR_INVALID_EXECUTABLE);
   OPENHSA_REQUIRE(value, HSA_STATUS_ERROR_INVALID_ARGUMENT);
-  return E->getInfo(attribute, value);
+  return E->getInfo(enumBits(attribute), value);
 }
 
 hsa_status_t hsa_executable_global_variable_define(hsa_executable_t executable,
@@ -244,7 +241,7 @@ hsa_executable_symbol_get_info(hsa_executable_symbol_t executable_symbol,
       R->codeObjects().executableSymbol(executable_symbol);
   OPENHSA_REQUIRE(S, HSA_STATUS_ERROR_INVALID_EXECUTABLE_SYMBOL);
   OPENHSA_REQUIRE(value, HSA_STATUS_ERROR_INVALID_ARGUMENT);
-  return S->getInfo(attribute, value);
+  return S->getInfo(enumBits(attribute), value);
 }
 
 hsa_status_t hsa_executable_iterate_symbols(hsa_executable_t executable,

@@ -6,32 +6,19 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/api/ApiCommon.h"
+#include "runtime/api/EnumArg.h"
 
 #include "finalizer/Finalizer.h"
 #include "hsa/hsa_ext_finalize.h"
 #include "runtime/CodeObjectStore.h"
 #include "runtime/Program.h"
+#include "runtime/core/Log.h"
 
-#include <cstdio>
 #include <cstring>
 
 using namespace openhsa;
 
 namespace {
-
-bool validMachineModel(hsa_machine_model_t M) {
-  return M == HSA_MACHINE_MODEL_SMALL || M == HSA_MACHINE_MODEL_LARGE;
-}
-
-bool validProfile(hsa_profile_t P) {
-  return P == HSA_PROFILE_BASE || P == HSA_PROFILE_FULL;
-}
-
-bool validRounding(hsa_default_float_rounding_mode_t M) {
-  return M == HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT ||
-         M == HSA_DEFAULT_FLOAT_ROUNDING_MODE_ZERO ||
-         M == HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR;
-}
 
 /// Bits of control_directives_mask: 1 << BrigControlDirective, for
 /// BRIG_CONTROL_ENABLEBREAKEXCEPTIONS (1) to
@@ -103,12 +90,17 @@ hsa_status_t hsa_ext_program_create(
     hsa_default_float_rounding_mode_t default_float_rounding_mode,
     const char *options, hsa_ext_program_t *program) {
   OPENHSA_REQUIRE_RUNTIME(R);
-  OPENHSA_REQUIRE(validMachineModel(machine_model) && validProfile(profile) &&
-                      validRounding(default_float_rounding_mode) && program,
+  auto Model = enumArg(machine_model,
+                       {HSA_MACHINE_MODEL_SMALL, HSA_MACHINE_MODEL_LARGE});
+  auto Profile = enumArg(profile, {HSA_PROFILE_BASE, HSA_PROFILE_FULL});
+  auto Rounding = enumArg(default_float_rounding_mode,
+                          {HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT,
+                           HSA_DEFAULT_FLOAT_ROUNDING_MODE_ZERO,
+                           HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR});
+  OPENHSA_REQUIRE(Model && Profile && Rounding && program,
                   HSA_STATUS_ERROR_INVALID_ARGUMENT);
   Program *P = R->codeObjects().Programs.add(std::make_unique<Program>(
-      machine_model, profile, default_float_rounding_mode,
-      options ? options : ""));
+      *Model, *Profile, *Rounding, options ? options : ""));
   *program = P->handle();
   return HSA_STATUS_SUCCESS;
 }
@@ -152,7 +144,7 @@ hsa_status_t hsa_ext_program_get_info(hsa_ext_program_t program,
   Program *P = R->codeObjects().program(program);
   OPENHSA_REQUIRE(P, hsa_status_t(HSA_EXT_STATUS_ERROR_INVALID_PROGRAM));
   OPENHSA_REQUIRE(value, HSA_STATUS_ERROR_INVALID_ARGUMENT);
-  return P->getInfo(attribute, value);
+  return P->getInfo(enumBits(attribute), value);
 }
 
 hsa_status_t hsa_ext_program_finalize(
@@ -170,7 +162,8 @@ hsa_status_t hsa_ext_program_finalize(
   uint32_t Conventions = 0;
   Target.getInfo(HSA_ISA_INFO_CALL_CONVENTION_COUNT, 0, &Conventions);
   OPENHSA_REQUIRE(
-      code_object && code_object_type == HSA_CODE_OBJECT_TYPE_PROGRAM &&
+      code_object &&
+          enumArg(code_object_type, {HSA_CODE_OBJECT_TYPE_PROGRAM}) &&
           call_convention >= HSA_EXT_FINALIZER_CALL_CONVENTION_AUTO &&
           (call_convention < 0 || uint32_t(call_convention) < Conventions),
       HSA_STATUS_ERROR_INVALID_ARGUMENT);
@@ -181,8 +174,8 @@ hsa_status_t hsa_ext_program_finalize(
   auto CO = P->finalize(Target.Name, Directives, options ? options : "");
   if (!CO) {
     // The message names the instruction and its BRIG offset.
-    std::fprintf(stderr, "openhsa: finalization failed: %s\n",
-                 llvm::toString(CO.takeError()).c_str());
+    log::write(log::Level::Error, "finalization failed: %s",
+               llvm::toString(CO.takeError()).c_str());
     return hsa_status_t(HSA_EXT_STATUS_ERROR_FINALIZATION_FAILED);
   }
   *code_object = R->codeObjects().addCodeObject(std::move(*CO))->handle();

@@ -1,6 +1,7 @@
 //===- runtime/api/MemoryApi.cpp - Regions and hsa_memory_* (Runtime 2.7)
 //--===//
 #include "runtime/api/ApiCommon.h"
+#include "runtime/api/EnumArg.h"
 
 #include <cstring>
 
@@ -14,7 +15,7 @@ hsa_status_t hsa_region_get_info(hsa_region_t region,
   Region *Reg = R->region(region);
   OPENHSA_REQUIRE(Reg, HSA_STATUS_ERROR_INVALID_REGION);
   OPENHSA_REQUIRE(value, HSA_STATUS_ERROR_INVALID_ARGUMENT);
-  return Reg->getInfo(attribute, value);
+  return Reg->getInfo(enumBits(attribute), value);
 }
 
 hsa_status_t hsa_agent_iterate_regions(hsa_agent_t agent,
@@ -61,10 +62,10 @@ hsa_status_t hsa_memory_assign_agent(void *ptr, hsa_agent_t agent,
   Agent *A = R->agent(agent);
   OPENHSA_REQUIRE(A, HSA_STATUS_ERROR_INVALID_AGENT);
   OPENHSA_REQUIRE(ptr, HSA_STATUS_ERROR_INVALID_ARGUMENT);
-  OPENHSA_REQUIRE(access == HSA_ACCESS_PERMISSION_RO ||
-                      access == HSA_ACCESS_PERMISSION_WO ||
-                      access == HSA_ACCESS_PERMISSION_RW,
-                  HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  OPENHSA_REQUIRE(
+      enumArg(access, {HSA_ACCESS_PERMISSION_RO, HSA_ACCESS_PERMISSION_WO,
+                       HSA_ACCESS_PERMISSION_RW}),
+      HSA_STATUS_ERROR_INVALID_ARGUMENT);
   return R->assignAgent(ptr, *A);
 }
 

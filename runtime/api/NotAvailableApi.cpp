@@ -5,7 +5,8 @@
 // exported from the start, so programs that resolve the whole API at load
 // time load. These are the ones whose issues have not landed (the images
 // extension): each checks that the runtime is initialized, then returns
-// HSA_STATUS_ERROR and says why on stderr (once per function). None
+// HSA_STATUS_ERROR and says why (a warning, once per function, shown with
+// OPENHSA_DEBUG=warning). None
 // pretends to succeed, and the images extension is reported unsupported
 // (ExtensionTables.cpp).
 //

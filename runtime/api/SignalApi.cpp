@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/api/ApiCommon.h"
+#include "runtime/api/EnumArg.h"
 
 #include <algorithm>
 
@@ -40,20 +41,33 @@ hsa_status_t consumerList(Runtime &R, uint32_t Count, const hsa_agent_t *List,
   return HSA_STATUS_SUCCESS;
 }
 
-hsa_signal_value_t waitOn(hsa_signal_t H, hsa_signal_condition_t Condition,
+/// The caller's wait-state hint; an unknown one is taken as BLOCKED (a hint
+/// changes no result).
+hsa_wait_state_t waitHint(const hsa_wait_state_t &Hint) {
+  return enumArg(Hint, {HSA_WAIT_STATE_BLOCKED, HSA_WAIT_STATE_ACTIVE})
+      .value_or(HSA_WAIT_STATE_BLOCKED);
+}
+
+/// Condition and Hint are the entry point's own parameters, read as
+/// integers before they are used (EnumArg.h).
+hsa_signal_value_t waitOn(hsa_signal_t H,
+                          const hsa_signal_condition_t &Condition,
                           hsa_signal_value_t Compare, uint64_t Timeout,
-                          hsa_wait_state_t Hint, std::memory_order Order) {
+                          const hsa_wait_state_t &Hint,
+                          std::memory_order Order) {
   Signal *S = plausible(H);
-  if (!S || Condition < HSA_SIGNAL_CONDITION_EQ ||
-      Condition > HSA_SIGNAL_CONDITION_GTE)
+  auto C =
+      enumArg(Condition, {HSA_SIGNAL_CONDITION_EQ, HSA_SIGNAL_CONDITION_NE,
+                          HSA_SIGNAL_CONDITION_LT, HSA_SIGNAL_CONDITION_GTE});
+  if (!S || !C)
     return S ? S->load(Order) : 0;
-  return S->wait(Condition, Compare, Timeout, Hint, Order);
+  return S->wait(*C, Compare, Timeout, waitHint(Hint), Order);
 }
 
 hsa_status_t groupWait(hsa_signal_group_t Group,
                        const hsa_signal_condition_t *Conditions,
                        const hsa_signal_value_t *CompareValues,
-                       hsa_wait_state_t Hint, hsa_signal_t *Which,
+                       const hsa_wait_state_t &Hint, hsa_signal_t *Which,
                        hsa_signal_value_t *Value, std::memory_order Order) {
   OPENHSA_REQUIRE_RUNTIME(R);
   SignalGroup *G = R->signalGroup(Group);
@@ -62,12 +76,11 @@ hsa_status_t groupWait(hsa_signal_group_t Group,
                   HSA_STATUS_ERROR_INVALID_ARGUMENT);
   const size_t N = G->Signals.size();
   for (size_t I = 0; I < N; ++I)
-    OPENHSA_REQUIRE(Conditions[I] >= HSA_SIGNAL_CONDITION_EQ &&
-                        Conditions[I] <= HSA_SIGNAL_CONDITION_GTE,
+    OPENHSA_REQUIRE(enumBits(Conditions[I]) <= HSA_SIGNAL_CONDITION_GTE,
                     HSA_STATUS_ERROR_INVALID_ARGUMENT);
   int64_t Observed = 0;
   size_t Index = waitAny(G->Signals.data(), Conditions, CompareValues, N,
-                         UINT64_MAX, Hint, Order, &Observed);
+                         UINT64_MAX, waitHint(Hint), Order, &Observed);
   *Which = G->Signals[Index]->handle();
   *Value = Observed;
   return HSA_STATUS_SUCCESS;

@@ -1,5 +1,6 @@
 //===- runtime/api/SystemApi.cpp - hsa_init, system info, extensions ------===//
 #include "runtime/api/ApiCommon.h"
+#include "runtime/api/EnumArg.h"
 #include "runtime/api/ExtensionTables.h"
 
 #include "hsa/hsa_ext_finalize.h"
@@ -21,7 +22,7 @@ hsa_status_t hsa_status_string(hsa_status_t status,
   OPENHSA_REQUIRE_RUNTIME(R);
   OPENHSA_REQUIRE(status_string, HSA_STATUS_ERROR_INVALID_ARGUMENT);
   const char *S = nullptr;
-  switch (static_cast<int>(status)) {
+  switch (enumBits(status)) {
 #define OPENHSA_STATUS(Code, Text)                                             \
   case Code:                                                                   \
     S = #Code ": " Text;                                                       \
@@ -131,7 +132,7 @@ hsa_status_t hsa_status_string(hsa_status_t status,
 hsa_status_t hsa_system_get_info(hsa_system_info_t attribute, void *value) {
   OPENHSA_REQUIRE_RUNTIME(R);
   OPENHSA_REQUIRE(value, HSA_STATUS_ERROR_INVALID_ARGUMENT);
-  switch (attribute) {
+  switch (enumBits(attribute)) {
   case HSA_SYSTEM_INFO_VERSION_MAJOR:
     *static_cast<uint16_t *>(value) = 1;
     break;

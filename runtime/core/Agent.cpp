@@ -43,7 +43,7 @@ void Region::free(void *Ptr, size_t Bytes) const {
     std::free(Ptr);
 }
 
-hsa_status_t Region::getInfo(hsa_region_info_t Attribute, void *Value) const {
+hsa_status_t Region::getInfo(uint32_t Attribute, void *Value) const {
   const bool Global = K != Kind::Group;
   switch (Attribute) {
   case HSA_REGION_INFO_SEGMENT:
@@ -100,7 +100,7 @@ hsa_status_t Region::getInfo(hsa_region_info_t Attribute, void *Value) const {
   return HSA_STATUS_SUCCESS;
 }
 
-hsa_status_t Isa::getInfo(hsa_isa_info_t Attribute, uint32_t Index,
+hsa_status_t Isa::getInfo(uint32_t Attribute, uint32_t Index,
                           void *Value) const {
   switch (Attribute) {
   case HSA_ISA_INFO_NAME_LENGTH:
@@ -172,7 +172,7 @@ hsa_status_t Isa::getInfo(hsa_isa_info_t Attribute, uint32_t Index,
   return HSA_STATUS_SUCCESS;
 }
 
-hsa_status_t Cache::getInfo(hsa_cache_info_t Attribute, void *Value) const {
+hsa_status_t Cache::getInfo(uint32_t Attribute, void *Value) const {
   switch (Attribute) {
   // The cache name is NUL-terminated; its length does not count the NUL.
   case HSA_CACHE_INFO_NAME_LENGTH:

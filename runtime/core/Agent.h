@@ -48,7 +48,7 @@ public:
   const Agent &owner() const { return Owner; }
   Kind kind() const { return K; }
   bool isAllocatable() const { return K != Kind::Group; }
-  hsa_status_t getInfo(hsa_region_info_t Attribute, void *Value) const;
+  hsa_status_t getInfo(uint32_t Attribute, void *Value) const;
 
   /// Allocation granule and alignment of hsa_memory_allocate.
   static constexpr size_t Granule = 4096;
@@ -89,8 +89,7 @@ struct Isa {
   static const Isa *fromHandle(hsa_isa_t H) {
     return reinterpret_cast<const Isa *>(static_cast<uintptr_t>(H.handle));
   }
-  hsa_status_t getInfo(hsa_isa_info_t Attribute, uint32_t Index,
-                       void *Value) const;
+  hsa_status_t getInfo(uint32_t Attribute, uint32_t Index, void *Value) const;
 };
 
 /// A wavefront of an ISA (HSA Runtime 2.9.2).
@@ -116,7 +115,7 @@ struct Cache {
   static const Cache *fromHandle(hsa_cache_t H) {
     return reinterpret_cast<const Cache *>(static_cast<uintptr_t>(H.handle));
   }
-  hsa_status_t getInfo(hsa_cache_info_t Attribute, void *Value) const;
+  hsa_status_t getInfo(uint32_t Attribute, void *Value) const;
 };
 
 /// Parameters of hsa_queue_create, checked by the caller.
@@ -141,8 +140,9 @@ public:
     return reinterpret_cast<Agent *>(static_cast<uintptr_t>(H.handle));
   }
 
-  virtual hsa_status_t getInfo(hsa_agent_info_t Attribute,
-                               void *Value) const = 0;
+  /// Attributes are the caller's integers (hsa_agent_info_t or an
+  /// extension's): never loaded as the C++ enum (runtime/api/EnumArg.h).
+  virtual hsa_status_t getInfo(uint32_t Attribute, void *Value) const = 0;
   virtual hsa_device_type_t deviceType() const = 0;
   virtual uint32_t queueMinSize() const = 0;
   virtual uint32_t queueMaxSize() const = 0;

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "tests/executable/ExecTestSupport.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -162,6 +163,42 @@ TEST_F(Executable, FrozenAtCreationRefusesEverything) {
   EXPECT_EQ(hsa_executable_destroy(E), HSA_STATUS_SUCCESS);
   EXPECT_EQ(hsa_code_object_reader_destroy(Reader), HSA_STATUS_SUCCESS);
   EXPECT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
+}
+
+// A library writes nothing to the program's stderr unless asked: a refused
+// code object says why only with OPENHSA_DEBUG set (README).
+TEST_F(Executable, RefusedCodeObjectIsQuietUnlessAsked) {
+  hsa_code_object_t Real = finalizeText(VectorAddHsail);
+  ASSERT_NE(Real.handle, 0u);
+  // Renaming a kernel's entry symbol in the metadata keeps the code object
+  // well-formed; loading it fails, as the symbol is not in the object.
+  std::vector<uint8_t> Bytes = serialize(Real);
+  const std::string Key = "\"entry\":\"";
+  auto At = std::search(Bytes.begin(), Bytes.end(), Key.begin(), Key.end());
+  ASSERT_NE(At, Bytes.end());
+  uint8_t &First = At[Key.size()];
+  First = First == 'Z' ? 'Y' : 'Z';
+  hsa_code_object_t Bad{0};
+  ASSERT_EQ(
+      hsa_code_object_deserialize(Bytes.data(), Bytes.size(), nullptr, &Bad),
+      HSA_STATUS_SUCCESS);
+  auto Load = [&](const char *Debug) {
+    ScopedEnv Env("OPENHSA_DEBUG", Debug);
+    hsa_executable_t E = makeExecutable();
+    ::testing::internal::CaptureStderr();
+    EXPECT_EQ(hsa_executable_load_code_object(E, Cpu, Bad, nullptr),
+              HSA_STATUS_ERROR_INVALID_CODE_OBJECT);
+    std::string Err = ::testing::internal::GetCapturedStderr();
+    EXPECT_EQ(hsa_executable_destroy(E), HSA_STATUS_SUCCESS);
+    return Err;
+  };
+  EXPECT_EQ(Load(nullptr), "");
+  EXPECT_EQ(Load("0"), "");
+  for (const char *Level : {"error", "1", "warning", "info"})
+    EXPECT_EQ(Load(Level).rfind("openhsa: cannot load code object: ", 0), 0u)
+        << Level;
+  EXPECT_EQ(hsa_code_object_destroy(Bad), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_code_object_destroy(Real), HSA_STATUS_SUCCESS);
 }
 
 TEST_F(Executable, LoadChecksItsArguments) {
@@ -564,17 +601,19 @@ TEST_F(Executable, SymbolsAndEveryAttribute) {
                 K, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_CALL_CONVENTION),
             0u);
   uint64_t Ignored;
-  for (hsa_executable_symbol_info_t A :
-       {HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_ADDRESS,
-        HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_ALLOCATION,
-        HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_SEGMENT,
-        HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_ALIGNMENT,
-        HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_SIZE,
-        HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_IS_CONST,
-        HSA_EXECUTABLE_SYMBOL_INFO_INDIRECT_FUNCTION_OBJECT,
-        HSA_EXECUTABLE_SYMBOL_INFO_INDIRECT_FUNCTION_CALL_CONVENTION,
-        hsa_executable_symbol_info_t(99)})
-    EXPECT_EQ(hsa_executable_symbol_get_info(K, A, &Ignored),
+  // Integers, converted at the call: an hsa_executable_symbol_info_t object
+  // holding 99 would be outside the enum's range (undefined behaviour).
+  for (int A : std::initializer_list<int>{
+           HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_ADDRESS,
+           HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_ALLOCATION,
+           HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_SEGMENT,
+           HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_ALIGNMENT,
+           HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_SIZE,
+           HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_IS_CONST,
+           HSA_EXECUTABLE_SYMBOL_INFO_INDIRECT_FUNCTION_OBJECT,
+           HSA_EXECUTABLE_SYMBOL_INFO_INDIRECT_FUNCTION_CALL_CONVENTION, 99})
+    EXPECT_EQ(hsa_executable_symbol_get_info(K, hsa_executable_symbol_info_t(A),
+                                             &Ignored),
               HSA_STATUS_ERROR_INVALID_ARGUMENT)
         << A;
   EXPECT_EQ(hsa_executable_symbol_get_info(K, HSA_EXECUTABLE_SYMBOL_INFO_TYPE,
@@ -688,8 +727,8 @@ TEST_F(Executable, ShutDownFreesWhatIsLeft) {
   ASSERT_EQ(hsa_init(), HSA_STATUS_SUCCESS);
   EXPECT_EQ(hsa_executable_destroy(E), HSA_STATUS_ERROR_INVALID_EXECUTABLE);
   EXPECT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_ERROR_INVALID_CODE_OBJECT);
-  EXPECT_EQ(hsa_ext_program_destroy(P),
-            hsa_status_t(HSA_EXT_STATUS_ERROR_INVALID_PROGRAM));
+  EXPECT_EQ(int(hsa_ext_program_destroy(P)),
+            HSA_EXT_STATUS_ERROR_INVALID_PROGRAM);
   EXPECT_EQ(hsa_code_object_reader_destroy(Reader),
             HSA_STATUS_ERROR_INVALID_CODE_OBJECT_READER);
   // The fixture's agent handle belongs to the old runtime.

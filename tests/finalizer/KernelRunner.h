@@ -12,6 +12,7 @@
 #include "brig/BrigModule.h"
 #include "brig/Validator.h"
 #include "brig/asm/Assembler.h"
+#include "cpu_agent/CallsJitCode.h"
 #include "finalizer/Finalizer.h"
 #include "finalizer/JitLoader.h"
 #include "hsa/hsa_ext_openhsa.h"
@@ -65,7 +66,7 @@ finalizeText(const std::string &Source, unsigned VectorWidth = 0) {
   if (!L)
     return L.takeError();
   P.Loaded = std::move(*L);
-  return std::move(P);
+  return P;
 }
 
 /// Like finalizeText, for a program of several modules (each its own
@@ -115,6 +116,7 @@ struct Grid {
 };
 
 /// Runs every work-group of G, in order, on this thread.
+OPENHSA_CALLS_JIT_CODE
 inline void runKernel(const FinalizedProgram &P, const std::string &Name,
                       const Grid &G, const void *Kernarg) {
   const finalizer::KernelSymbol *K = P.kernel(Name);
@@ -234,7 +236,7 @@ llvm::Expected<std::vector<R>> runElementwise(const ElementwiseKernel &K,
   G.Size[0] = uint32_t(N);
   G.WorkGroup[0] = 64;
   runKernel(*P, "&elementwise", G, &Args);
-  return std::move(Out);
+  return Out;
 }
 
 /// How runKernelWith runs a grid.
@@ -251,6 +253,7 @@ struct RunOptions {
 };
 
 /// Runs every work-group of G as O says.
+OPENHSA_CALLS_JIT_CODE
 inline void runKernelWith(const FinalizedProgram &P, const std::string &Name,
                           const Grid &G, const void *Kernarg,
                           const RunOptions &O) {
@@ -279,7 +282,7 @@ inline void runKernelWith(const FinalizedProgram &P, const std::string &Name,
   const uint64_t Gx = Base.grid_groups[0], Gxy = Gx * Base.grid_groups[1];
   const uint64_t Total = Gxy * Base.grid_groups[2];
   std::atomic<uint64_t> Next{0};
-  auto Worker = [&](unsigned T) {
+  auto Worker = [&](unsigned T) OPENHSA_CALLS_JIT_CODE {
     hsa_ext_openhsa_dispatch_context_t C = Base;
     C.compute_unit_id = T;
     const uint8_t Fill = O.PoisonByte < 0 ? 0 : uint8_t(O.PoisonByte);

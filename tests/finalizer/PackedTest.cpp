@@ -705,8 +705,9 @@ TEST(PackedTest, FloatEveryControl) {
             const uint32_t H = bitsOf(hostArith<float>(
                 O.Name[0] == 'a' ? '+' : '/', Up ? Round::Up : Round::Near, Ftz,
                 floatOf(X), floatOf(Y), 0.0f));
-            if (!isNaN(F32, H))
+            if (!isNaN(F32, H)) {
               ASSERT_EQ(uint32_t(get(Scalar[J], 32, 0)), H) << SK.Body;
+            }
           }
         }
         for (size_t CI = 0; CI < 4; ++CI) {

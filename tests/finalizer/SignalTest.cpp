@@ -155,11 +155,13 @@ TEST_F(SignalTest, EveryOperationMatchesTheHostAndWakesWatchers) {
           uint64_t(Signals[I].load(std::memory_order_relaxed));
       ASSERT_EQ(Value, expected(C.Op, Initial[I], A[I], B[I]))
           << kernelName(C) << " element " << I;
-      if (C.Returns)
+      if (C.Returns) {
         ASSERT_EQ(Old[I], Initial[I]) << kernelName(C) << " element " << I;
-      if (std::string(C.Op) != "ld")
+      }
+      if (std::string(C.Op) != "ld") {
         ASSERT_NE(Words[I].epoch(), Epochs[I])
             << kernelName(C) << " did not notify the signal's watchers";
+      }
       Signals[I].removeWatcher(&Words[I]);
     }
   }

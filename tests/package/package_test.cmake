@@ -5,7 +5,9 @@
 # (Debian's ROCR may be installed as a test oracle, with its own CMake
 # package).
 # Inputs: BUILD_DIR, SOURCE_DIR, KERNEL (HSAIL for openhsa-run), WORK_DIR,
-# BINDIR and LIBDIR (CMAKE_INSTALL_BINDIR/LIBDIR).
+# BINDIR and LIBDIR (CMAKE_INSTALL_BINDIR/LIBDIR); C_COMPILER and
+# LINK_FLAGS, the build's compiler and what a program linking the library
+# needs (sanitizers).
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix}
@@ -43,6 +45,8 @@ endfunction()
 # package (CMAKE_PREFIX_PATH) and link the installed library.
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build
                         -DCMAKE_PREFIX_PATH=${prefix}
+                        -DCMAKE_C_COMPILER=${C_COMPILER}
+                        "-DCMAKE_EXE_LINKER_FLAGS=${LINK_FLAGS}"
                 RESULT_VARIABLE rc)
 if(rc)
   message(FATAL_ERROR "configuring the consumer failed: ${rc}")

@@ -230,6 +230,8 @@ void printAgent(hsa_agent_t A, unsigned Index) {
 } // namespace
 
 int main() {
+  // The library is quiet unless asked (README); OPENHSA_DEBUG=0 silences it.
+  setenv("OPENHSA_DEBUG", "warning", /*overwrite=*/0);
   check(hsa_init(), "hsa_init");
   auto Major =
       query<uint16_t>([](int, hsa_system_info_t A,

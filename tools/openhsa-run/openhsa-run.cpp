@@ -165,6 +165,9 @@ void usage() {
 } // namespace
 
 int main(int argc, char **argv) {
+  // The library is quiet unless asked (README): a tool shows why a code
+  // object or a finalization was refused. OPENHSA_DEBUG=0 silences it.
+  setenv("OPENHSA_DEBUG", "warning", /*overwrite=*/0);
   std::string Input, Kernel;
   uint32_t Grid[3] = {1, 1, 1}, Group[3] = {1, 1, 1}, Dims = 1;
   uint32_t DynamicGroup = 0;
