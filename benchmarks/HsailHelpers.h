@@ -113,7 +113,7 @@ inline void dispatchAndWait(DispatchFixture &F, uint64_t Kernel,
   hsa_signal_store_screlease(F.Queue->doorbell_signal,
                              hsa_signal_value_t(Index));
   while (hsa_signal_wait_scacquire(Done, HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX,
-                                   HSA_WAIT_STATE_ACTIVE) != 0)
+                                   HSA_WAIT_STATE_BLOCKED) != 0)
     ;
   hsa_signal_destroy(Done);
 }
