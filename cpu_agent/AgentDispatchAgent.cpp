@@ -28,9 +28,9 @@ void AgentDispatchAgent::destroyQueue(Queue *Q) {
   Kernel.destroyNodeQueue(Q, Quota);
 }
 
-hsa_status_t AgentDispatchAgent::getInfo(hsa_agent_info_t Attribute,
+hsa_status_t AgentDispatchAgent::getInfo(uint32_t Attribute,
                                          void *Value) const {
-  switch (static_cast<int>(Attribute)) {
+  switch (Attribute) {
   case HSA_AGENT_INFO_FEATURE:
     *static_cast<hsa_agent_feature_t *>(Value) =
         HSA_AGENT_FEATURE_AGENT_DISPATCH;

@@ -24,7 +24,7 @@ public:
   /// outlives every queue of this agent.
   AgentDispatchAgent(CpuAgent &Kernel, const Topology &Topo);
 
-  hsa_status_t getInfo(hsa_agent_info_t Attribute, void *Value) const override;
+  hsa_status_t getInfo(uint32_t Attribute, void *Value) const override;
   hsa_device_type_t deviceType() const override { return HSA_DEVICE_TYPE_CPU; }
   uint32_t queueMinSize() const override { return Kernel.queueMinSize(); }
   uint32_t queueMaxSize() const override { return Kernel.queueMaxSize(); }

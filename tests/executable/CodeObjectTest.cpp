@@ -416,8 +416,9 @@ TEST_F(CodeObject, DamagedCodeObjectsAreRefused) {
       EXPECT_EQ(D, HSA_STATUS_ERROR_INVALID_CODE_OBJECT) << Seed;
       EXPECT_EQ(L, HSA_STATUS_ERROR_INVALID_CODE_OBJECT) << Seed;
     }
-    if (D == HSA_STATUS_SUCCESS)
+    if (D == HSA_STATUS_SUCCESS) {
       EXPECT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
+    }
     EXPECT_EQ(hsa_executable_destroy(E), HSA_STATUS_SUCCESS);
     EXPECT_EQ(hsa_code_object_reader_destroy(Reader), HSA_STATUS_SUCCESS);
   }
