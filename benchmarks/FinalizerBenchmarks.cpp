@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "HsailHelpers.h"
 #include "NativeKernels.h"
+#include "NativeSimdKernels.h"
 
 #include <benchmark/benchmark.h>
 
@@ -96,7 +97,7 @@ BENCHMARK(BM_MandelbrotHsail)->Unit(benchmark::kMillisecond)->UseRealTime();
 void BM_MandelbrotNativeTbb(benchmark::State &State) {
   std::vector<uint32_t> Out(size_t(MandelW) * MandelH);
   for (auto _ : State)
-    nativeMandelbrot(Out.data(), MandelW, MandelH, MandelIter, -2.2f,
+    simd::mandelbrot(Out.data(), MandelW, MandelH, MandelIter, -2.2f,
                      -(3.0f / MandelW) * MandelH / 2, 3.0f / MandelW);
 }
 BENCHMARK(BM_MandelbrotNativeTbb)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -13,8 +13,6 @@
 namespace openhsa::bench {
 
 void nativeVectorAdd(const float *A, const float *B, float *C, uint32_t N);
-void nativeMandelbrot(uint32_t *Out, uint32_t Width, uint32_t Height,
-                      uint32_t MaxIter, float X0, float Y0, float Step);
 
 } // namespace openhsa::bench
 
