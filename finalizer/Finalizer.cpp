@@ -8,9 +8,9 @@
 
 #include "llvm/IR/LLVMContext.h"
 
-#include <cstdlib>
 #include "llvm/IR/Module.h"
 #include "llvm/TargetParser/Triple.h"
+#include <cstdlib>
 
 namespace openhsa::finalizer {
 
@@ -81,7 +81,8 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
   // already have HSAIL's semantics (FloatEmitter's NaN propagation).
   M->setTargetTriple(hostTarget().Triple);
   auto Lowered =
-      lowerProgram(Request.Modules, *M, Request.Directives.DetectExceptions);
+      lowerProgram(Request.Modules, *M, Request.Directives.DetectExceptions,
+                   Request.ProgramFloatRounding == 1 /* ZERO */);
   if (!Lowered)
     return Lowered.takeError();
   unsigned Width = Request.VectorWidth; // 0: each kernel's own.
@@ -91,12 +92,12 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
   if (std::getenv("OPENHSA_DUMP_IR")) {
     std::string Report;
     for (const LoweredKernel &K : Lowered->Kernels)
-      Report += K.Symbol.Name + ": " +
-                (K.Symbol.VectorWidth > 1
-                     ? "vectorized, " + std::to_string(K.Symbol.VectorWidth) +
-                           " work-items at once\n"
-                     : "scalar work-item loops: " + K.Symbol.ScalarReason +
-                           "\n");
+      Report +=
+          K.Symbol.Name + ": " +
+          (K.Symbol.VectorWidth > 1
+               ? "vectorized, " + std::to_string(K.Symbol.VectorWidth) +
+                     " work-items at once\n"
+               : "scalar work-item loops: " + K.Symbol.ScalarReason + "\n");
     dump("OPENHSA_DUMP_IR", *M, "vectorize.txt", Report);
   }
   auto Object = compileToObject(*M);

@@ -34,10 +34,14 @@ struct ControlDirectives {
 struct FinalizeRequest {
   /// Modules of one program, validated, kept alive by the caller.
   std::vector<brig::BrigModule> Modules;
-  std::string IsaName;      // Recorded in the code object.
-  uint8_t MachineModel = 1; // hsa_machine_model_t
-  uint8_t Profile = 1;      // hsa_profile_t
-  uint8_t DefaultFloatRounding = 2;
+  std::string IsaName;              // Recorded in the code object.
+  uint8_t MachineModel = 1;         // hsa_machine_model_t
+  uint8_t Profile = 1;              // hsa_profile_t
+  uint8_t DefaultFloatRounding = 2; // Recorded in the code object.
+  /// The program's hsa_default_float_rounding_mode_t: the rounding of
+  /// modules that declare $default (ZERO: toward zero; DEFAULT or NEAR: to
+  /// nearest even). Modules that declare $zero or $near round their own way.
+  uint8_t ProgramFloatRounding = 0;
   ControlDirectives Directives;
   std::string Options; // Finalizer options string (unused yet).
   /// Work-items per SIMD wave: 0 for each kernel's width on this host

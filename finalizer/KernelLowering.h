@@ -272,9 +272,12 @@ private:
 class ProgramLowering {
 public:
   ProgramLowering(const std::vector<BrigModule> &Modules, llvm::Module &M,
-                  uint32_t FinalizeDetect)
+                  uint32_t FinalizeDetect, bool DefaultRoundsToZero = false)
       : Modules(Modules), M(M), FinalizeDetect(FinalizeDetect),
-        ProgramDetect(FinalizeDetect) {}
+        ProgramDetect(FinalizeDetect),
+        DefaultRoundsToZero(DefaultRoundsToZero) {}
+  /// The program's rounding is ZERO: $default modules round toward zero.
+  bool defaultRoundsToZero() const { return DefaultRoundsToZero; }
   llvm::Expected<LoweredProgram> run();
 
   llvm::Module &module() { return M; }
@@ -371,6 +374,7 @@ private:
   std::optional<uint64_t> DetectFlagsOffset, HaltFlagOffset;
   bool KernelTraps = false; // A kernel's own code has debugtrap.
   uint32_t FinalizeDetect = 0, ProgramDetect = 0;
+  bool DefaultRoundsToZero = false;
 };
 
 /// The exceptions X's enabledetectexceptions directives enable.

@@ -49,14 +49,19 @@ bool baseProfile(const BrigModule &B) {
   return MD && MD->profile == BRIG_PROFILE_BASE;
 }
 
-std::optional<FloatRound> floatRounding(const BrigModule &B, unsigned Round) {
+std::optional<FloatRound> floatRounding(const BrigModule &B, unsigned Round,
+                                        bool ProgramZero) {
   switch (Round) {
   case BRIG_ROUND_NONE:
   case BRIG_ROUND_FLOAT_DEFAULT: {
     auto MD = B.moduleDirective();
-    return MD && MD->defaultFloatRound == BRIG_ROUND_FLOAT_ZERO
-               ? FloatRound::Zero
-               : FloatRound::NearEven;
+    const unsigned Module =
+        MD ? unsigned(MD->defaultFloatRound) : unsigned(BRIG_ROUND_NONE);
+    if (Module == BRIG_ROUND_FLOAT_ZERO)
+      return FloatRound::Zero;
+    if (Module == BRIG_ROUND_FLOAT_NEAR_EVEN)
+      return FloatRound::NearEven;
+    return ProgramZero ? FloatRound::Zero : FloatRound::NearEven;
   }
   case BRIG_ROUND_FLOAT_NEAR_EVEN:
     return FloatRound::NearEven;

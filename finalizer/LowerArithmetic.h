@@ -32,7 +32,11 @@ bool baseProfile(const BrigModule &B);
 /// The floating-point rounding Round (BRIG_ROUND_*) stands for: none and
 /// default are the module's default rounding (near unless it says zero).
 /// std::nullopt for an integer rounding.
-std::optional<FloatRound> floatRounding(const BrigModule &B, unsigned Round);
+/// The rounding of an instruction of module B with rounding modifier
+/// Round; the default is B's ($zero, $near), or for a $default module the
+/// program's (ProgramZero: toward zero, else to nearest even).
+std::optional<FloatRound> floatRounding(const BrigModule &B, unsigned Round,
+                                        bool ProgramZero);
 
 /// Whether Round is a rounding written on the instruction (not none or
 /// the default), which the base profile forbids for float roundings.

@@ -231,7 +231,8 @@ llvm::Error KernelLowering::lowerConvert(EntryRef<BrigInstBase> I) {
     if (Base && explicitFloatRounding(Round))
       return failInst(I, "rounding modifier '" + llvm::Twine(roundName(Round)) +
                              "' is not allowed by the base profile");
-    std::optional<FloatRound> FR = floatRounding(B, Round);
+    std::optional<FloatRound> FR =
+        floatRounding(B, Round, P.defaultRoundsToZero());
     if (!FR)
       return BadRounding();
     FloatMode M;
@@ -259,7 +260,8 @@ llvm::Error KernelLowering::lowerConvert(EntryRef<BrigInstBase> I) {
     if (Base && explicitFloatRounding(Round))
       return failInst(I, "rounding modifier '" + llvm::Twine(roundName(Round)) +
                              "' is not allowed by the base profile");
-    std::optional<FloatRound> FR = floatRounding(B, Round);
+    std::optional<FloatRound> FR =
+        floatRounding(B, Round, P.defaultRoundsToZero());
     if (!FR)
       return BadRounding();
     R = FE.fromInt(*X, isSigned(ST), DTy, *FR);

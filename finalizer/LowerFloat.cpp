@@ -64,7 +64,8 @@ std::optional<llvm::Error> KernelLowering::tryFloat(EntryRef<BrigInstBase> I) {
     return failInst(I, "rounding modifier '" +
                            llvm::Twine(roundName(Mods.Round)) +
                            "' is not allowed by the base profile");
-  std::optional<FloatRound> Round = floatRounding(B, Mods.Round);
+  std::optional<FloatRound> Round =
+      floatRounding(B, Mods.Round, P.defaultRoundsToZero());
   if (!Round)
     return failInst(I, "rounding mode '" + llvm::Twine(roundName(Mods.Round)) +
                            "' is not a floating-point rounding");

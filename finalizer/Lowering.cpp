@@ -758,8 +758,9 @@ llvm::Error KernelLowering::lowerInstruction(EntryRef<BrigInstBase> I) {
 
 llvm::Expected<LoweredProgram>
 lowerProgram(const std::vector<brig::BrigModule> &Modules, llvm::Module &M,
-             uint32_t DetectExceptions) {
-  detail::ProgramLowering P(Modules, M, DetectExceptions & 0x1f);
+             uint32_t DetectExceptions, bool DefaultRoundsToZero) {
+  detail::ProgramLowering P(Modules, M, DetectExceptions & 0x1f,
+                            DefaultRoundsToZero);
   return P.run();
 }
 

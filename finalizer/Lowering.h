@@ -87,9 +87,11 @@ inline constexpr const char *MaxComputeUnitId =
 /// Lowers every kernel defined in Modules into M. DetectExceptions are
 /// the exceptions the finalizer's caller enables for the DETECT policy
 /// (PRM 12.3), besides the kernels' enabledetectexceptions directives.
+/// DefaultRoundsToZero: the program's rounding mode is ZERO, which modules
+/// declaring $default follow.
 llvm::Expected<LoweredProgram>
 lowerProgram(const std::vector<brig::BrigModule> &Modules, llvm::Module &M,
-             uint32_t DetectExceptions = 0);
+             uint32_t DetectExceptions = 0, bool DefaultRoundsToZero = false);
 
 } // namespace openhsa::finalizer
 

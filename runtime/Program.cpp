@@ -170,19 +170,17 @@ hsa_status_t Program::addModule(hsa_ext_module_t Module) {
   if (Directive->machineModel != uint8_t(MachineModel) ||
       Directive->profile != uint8_t(Profile))
     return hsa_status_t(HSA_EXT_STATUS_ERROR_INCOMPATIBLE_MODULE);
-  // A module that names a rounding mode must agree with the program's (or,
-  // for a program created with the default one, with the other modules).
+  // A module's rounding mode never makes it incompatible (the 1.2 text
+  // names only the machine model and the profile): a module that declares
+  // $zero or $near rounds its own code so, and the program's mode governs
+  // the $default modules' (finalizer::FinalizeRequest). The first explicit
+  // mode is what code objects of a program created with the default report.
   const hsa_default_float_rounding_mode_t Round =
       roundingOf(Directive->defaultFloatRound);
   hsa_default_float_rounding_mode_t NewModuleRounding = ModuleRounding;
-  if (Round != HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT) {
-    const hsa_default_float_rounding_mode_t Want =
-        Rounding != HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT ? Rounding
-                                                            : ModuleRounding;
-    if (Want != HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT && Want != Round)
-      return hsa_status_t(HSA_EXT_STATUS_ERROR_INCOMPATIBLE_MODULE);
+  if (Round != HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT &&
+      ModuleRounding == HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT)
     NewModuleRounding = Round;
-  }
 
   std::map<std::string, LinkSymbol> Mine;
   if (!collectSymbols(*View, Modules.size(), Mine))
@@ -244,6 +242,7 @@ Program::finalize(const std::string &IsaName,
     if (Round == HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT)
       Round = HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR;
     Request.DefaultFloatRounding = uint8_t(Round);
+    Request.ProgramFloatRounding = uint8_t(Rounding);
   }
   Request.IsaName = IsaName;
   Request.MachineModel = uint8_t(MachineModel);

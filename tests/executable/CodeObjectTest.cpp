@@ -20,13 +20,7 @@ namespace {
 
 class CodeObject : public ExecTest {};
 
-/// Recomputes the content hash of serialized code object bytes (format 02,
-/// finalizer/CodeObject.cpp: the magic, the xxh3_64bits of every byte after
-/// the hash, then the rest) after a test edited them.
-void seal(std::vector<uint8_t> &Bytes) {
-  const uint64_t Hash = llvm::xxh3_64bits(llvm::ArrayRef(Bytes).drop_front(16));
-  std::memcpy(Bytes.data() + 8, &Hash, 8);
-}
+void seal(std::vector<uint8_t> &Bytes) { sealCodeObjectBytes(Bytes); }
 
 const std::string ModuleLinkage = R"(module &mod:1:0:$full:$large:$default;
 

@@ -58,6 +58,74 @@ protected:
   }
 };
 
+// Issue 10 item 8: the HSA Foundation's PRM harness creates every program
+// with ZERO and adds modules that declare $near. Each module's explicit
+// mode governs its own code; the program's fills in for $default modules
+// (PRM 4.19.2, 17.2).
+TEST_F(EndToEnd, ModulesRoundTheirOwnWayAndDefaultModulesTheProgramsWay) {
+  auto Module = [](const char *Name, const char *Round) {
+    return std::string("module &m_") + Name + ":1:0:$full:$large:" + Round +
+           ";\nprog kernel &" + Name + R"((kernarg_u64 %a, kernarg_u64 %out)
+{
+	ld_kernarg_align(8)_width(all)_u64	$d0, [%a];
+	ld_global_f32	$s0, [$d0];
+	ld_global_f32	$s1, [$d0+4];
+	add_f32	$s2, $s0, $s1;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%out];
+	st_global_f32	$s2, [$d1];
+	ret;
+};
+)";
+  };
+  for (auto ProgramRound : {HSA_DEFAULT_FLOAT_ROUNDING_MODE_ZERO,
+                            HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR}) {
+    hsa_ext_program_t P{0};
+    ASSERT_EQ(hsa_ext_program_create(HSA_MACHINE_MODEL_LARGE, HSA_PROFILE_FULL,
+                                     ProgramRound, nullptr, &P),
+              HSA_STATUS_SUCCESS);
+    std::vector<BrigBlob> Blobs;
+    for (auto [Name, Round] :
+         {std::pair{"near_mod", "$near"}, std::pair{"zero_mod", "$zero"},
+          std::pair{"default_mod", "$default"}}) {
+      Blobs.push_back(assemble(Module(Name, Round)));
+      ASSERT_FALSE(Blobs.back().empty());
+    }
+    for (BrigBlob &B : Blobs)
+      ASSERT_EQ(hsa_ext_program_add_module(P, B.module()), HSA_STATUS_SUCCESS);
+    hsa_code_object_t CO{0};
+    ASSERT_EQ(hsa_ext_program_finalize(P, Isa, 0, noDirectives(), nullptr,
+                                       HSA_CODE_OBJECT_TYPE_PROGRAM, &CO),
+              HSA_STATUS_SUCCESS);
+    // The executable's rounding must be the code object's.
+    hsa_executable_t E{0};
+    ASSERT_EQ(
+        hsa_executable_create_alt(HSA_PROFILE_FULL, ProgramRound, nullptr, &E),
+        HSA_STATUS_SUCCESS);
+    ASSERT_EQ(hsa_executable_load_code_object(E, Cpu, CO, nullptr),
+              HSA_STATUS_SUCCESS);
+    ASSERT_EQ(hsa_executable_freeze(E, nullptr), HSA_STATUS_SUCCESS);
+    // 1 + 0.75 ulp: to nearest it is 1 + ulp, toward zero 1.
+    float In[2] = {1.0f, 0x1.8p-24f};
+    auto Run = [&](const char *Kernel) {
+      float Out = 0;
+      struct {
+        float *In, *Out;
+      } Args{In, &Out};
+      EXPECT_TRUE(dispatch(this->kernel(E, Kernel), &Args, sizeof(Args), 1, 1));
+      return Out;
+    };
+    EXPECT_EQ(Run("&near_mod"), 1.0f + 0x1p-23f);
+    EXPECT_EQ(Run("&zero_mod"), 1.0f);
+    EXPECT_EQ(Run("&default_mod"),
+              ProgramRound == HSA_DEFAULT_FLOAT_ROUNDING_MODE_ZERO
+                  ? 1.0f
+                  : 1.0f + 0x1p-23f);
+    EXPECT_EQ(hsa_executable_destroy(E), HSA_STATUS_SUCCESS);
+    EXPECT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
+    EXPECT_EQ(hsa_ext_program_destroy(P), HSA_STATUS_SUCCESS);
+  }
+}
+
 TEST_F(EndToEnd, VectorAddThroughSerializedCodeObject) {
   hsa_code_object_t CO = finalizeText(VectorAddHsail);
   ASSERT_NE(CO.handle, 0u);

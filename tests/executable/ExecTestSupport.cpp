@@ -4,6 +4,8 @@
 
 #include "brig/asm/Assembler.h"
 
+#include "llvm/Support/xxhash.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -148,6 +150,11 @@ prog kernel &arith(kernarg_u64 %x, kernarg_u64 %y, kernarg_u64 %out)
     ret;
 };
 )";
+
+void sealCodeObjectBytes(std::vector<uint8_t> &Bytes) {
+  const uint64_t Hash = llvm::xxh3_64bits(llvm::ArrayRef(Bytes).drop_front(16));
+  std::memcpy(Bytes.data() + 8, &Hash, 8);
+}
 
 hsa_ext_control_directives_t noDirectives() {
   hsa_ext_control_directives_t D;

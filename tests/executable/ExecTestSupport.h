@@ -62,6 +62,11 @@ std::string moduleHeader(const std::string &Name,
 /// HSAIL of a module with the kernels the end-to-end tests run.
 extern const char *const VectorAddHsail;
 
+/// Recomputes the content hash of serialized code object bytes (format 02,
+/// finalizer/CodeObject.cpp: the magic, the xxh3_64bits of every byte after
+/// the hash, then the rest) after a test edited them.
+void sealCodeObjectBytes(std::vector<uint8_t> &Bytes);
+
 /// No control directives.
 hsa_ext_control_directives_t noDirectives();
 

@@ -178,6 +178,7 @@ TEST_F(Executable, RefusedCodeObjectIsQuietUnlessAsked) {
   ASSERT_NE(At, Bytes.end());
   uint8_t &First = At[Key.size()];
   First = First == 'Z' ? 'Y' : 'Z';
+  sealCodeObjectBytes(Bytes); // A well-formed code object, hash included.
   hsa_code_object_t Bad{0};
   ASSERT_EQ(
       hsa_code_object_deserialize(Bytes.data(), Bytes.size(), nullptr, &Bad),
