@@ -266,6 +266,17 @@ void emitMaskedWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX,
   });
 }
 
+/// The vectorized body is inlined into work-group function F. Its explicit
+/// vectors of 512 bits use the zmm registers even where LLVM would
+/// otherwise prefer 256-bit vectors on this CPU.
+void inlineVectorBody(llvm::Function *F, llvm::Function *VecBody) {
+  VecBody->addFnAttr(llvm::Attribute::AlwaysInline);
+  if (hostTarget().Features.find("+avx512f") != std::string::npos) {
+    F->addFnAttr("prefer-vector-width", "512");
+    F->addFnAttr("min-legal-vector-width", "512");
+  }
+}
+
 llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
                                        llvm::Function *VecBody, unsigned W) {
   llvm::LLVMContext &C = M.getContext();
@@ -332,13 +343,7 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
       });
     });
     B.CreateRetVoid();
-    VecBody->addFnAttr(llvm::Attribute::AlwaysInline);
-    if (hostTarget().Features.find("+avx512f") != std::string::npos) {
-      // Explicit vectors of 512 bits: use the zmm registers even where
-      // LLVM would otherwise prefer 256-bit vectors on this CPU.
-      F->addFnAttr("prefer-vector-width", "512");
-      F->addFnAttr("min-legal-vector-width", "512");
-    }
+    inlineVectorBody(F, VecBody);
   } else if (!K.UsesBarrier) {
     emitLoop(B, Current[2], "z", [&](llvm::Value *Z) {
       B.CreateStore(Z, LocalPtr(2));
@@ -451,11 +456,7 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
                   Stopped(B.CreateCall(VecBody, {Kernarg, Wi, Resume, Mask}));
                 });
           });
-      VecBody->addFnAttr(llvm::Attribute::AlwaysInline);
-      if (hostTarget().Features.find("+avx512f") != std::string::npos) {
-        F->addFnAttr("prefer-vector-width", "512");
-        F->addFnAttr("min-legal-vector-width", "512");
-      }
+      inlineVectorBody(F, VecBody);
     }
   }
   K.Body->addFnAttr(llvm::Attribute::AlwaysInline);

@@ -1,4 +1,5 @@
-//===- finalizer/ObjectCheck.h - Checks of untrusted ELF objects -*- C++ -*-===//
+//===- finalizer/ObjectCheck.h - Checks of untrusted ELF objects -*- C++
+//-*-===//
 //
 // JITLink trusts the relocatable object it links: a relocation whose offset
 // lies outside its section is applied there anyway (x86_64::applyFixup
