@@ -357,7 +357,7 @@ private:
   Error checkShape();
 
   // Masks.
-  Value *maskOf(BasicBlock *BB); // A placeholder until buildMasks.
+  Value *maskOf(BasicBlock *BB); // A stand-in until buildMasks.
   Value *edgeMask(BasicBlock *P, BasicBlock *S);
   void buildMasks();
   void rewriteBranches();
@@ -403,7 +403,7 @@ private:
   DenseSet<const Instruction *> KeepScalar; // Varying, but the scalar stays.
   DenseMap<Value *, std::optional<LaneStride>> Strides;
   DenseMap<Value *, Value *> Vec, Splats;
-  DenseMap<BasicBlock *, Instruction *> Placeholders;
+  DenseMap<BasicBlock *, Instruction *> StandInMasks;
   DenseMap<BasicBlock *, Value *> Masks;
   DenseMap<std::pair<BasicBlock *, BasicBlock *>, Value *> EdgeMasks;
   DenseMap<Loop *, Value *> LoopEntryMasks;
@@ -750,7 +750,7 @@ Error Vectorizer::checkShape() {
 Value *Vectorizer::maskOf(BasicBlock *BB) {
   if (Value *M = Masks.lookup(BB))
     return M;
-  Instruction *&P = Placeholders[BB];
+  Instruction *&P = StandInMasks[BB];
   if (!P)
     P = new FreezeInst(PoisonValue::get(Active->getType()), "mask",
                        BB->getFirstInsertionPt());
@@ -811,16 +811,16 @@ void Vectorizer::buildMasks() {
         }
       }
     }
-    Masks[BB] = M; // Placeholders of BB are replaced below.
+    Masks[BB] = M; // BB's stand-in is replaced below.
   }
   for (auto &[Phi, L] : Headers)
     Phi->addIncoming(edgeMask(L->getLoopLatch(), L->getHeader()),
                      L->getLoopLatch());
-  for (auto &[BB, P] : Placeholders) {
+  for (auto &[BB, P] : StandInMasks) {
     P->replaceAllUsesWith(Masks[BB]);
     P->eraseFromParent();
   }
-  Placeholders.clear();
+  StandInMasks.clear();
 }
 
 /// A varying if-then enters its region when any lane does; a loop whose
@@ -1022,8 +1022,8 @@ Error Vectorizer::widenCall(CallInst &CI, IRBuilder<> &B) {
   return Error::success();
 }
 
-/// Lane 0's pointer when lanes access consecutive elements of Ty at P,
-/// with the run-time condition under which they do (nullptr: always).
+/// Whether lanes a stride S apart access consecutive elements of Ty (once
+/// S's wrap checks hold).
 static bool consecutive(std::optional<LaneStride> S, Type *Ty,
                         const DataLayout &DL) {
   if (!S || S->Step <= 0)
