@@ -45,6 +45,8 @@ struct DispatchConstraints {
 struct KernelDescriptor {
   hsa_ext_openhsa_workgroup_fn_t Entry = nullptr;
   void *UserData = nullptr;
+  /// Kernels of GPU agents: the gpu::GpuKernel to launch (Entry is null).
+  const void *DeviceKernel = nullptr;
   /// The agent the kernel was built for; dispatches elsewhere are refused.
   const Agent *Owner = nullptr;
   uint32_t GroupSegmentSize = 0;   // Static group memory per work-group.

@@ -12,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 #include "finalizer/CodeObject.h"
 
+#include <algorithm>
+
 #include "finalizer/ObjectCheck.h"
 
 #include "llvm/Support/JSON.h"
@@ -301,6 +303,14 @@ llvm::Expected<CodeObject> CodeObject::deserialize(llvm::ArrayRef<uint8_t> In) {
   // Checked once copied: the ELF reader needs the object aligned, and it
   // follows the metadata unaligned in the serialized form.
   CO.Object.assign(In.begin() + Pos, In.end());
+  if (CO.isGpu()) {
+    // PTX text, which the driver parses: only its form is ours to check.
+    if (CO.Object.empty() || std::find(CO.Object.begin(), CO.Object.end(),
+                                       uint8_t(0)) != CO.Object.end())
+      return llvm::createStringError(
+          "the code object's PTX is empty or not text");
+    return CO;
+  }
   if (auto E = checkRelocatableObject(CO.Object))
     return E;
   return CO;

@@ -79,7 +79,12 @@ struct CodeObject {
   std::vector<KernelSymbol> Kernels;
   std::vector<VariableSymbol> Variables;
   std::vector<IndirectFunctionSymbol> IndirectFunctions;
-  std::vector<uint8_t> Object; // ELF relocatable object.
+  /// CPU ISAs: an ELF relocatable object. GPU ISAs (gpuIsaName,
+  /// finalizer/GpuTarget.h): PTX text.
+  std::vector<uint8_t> Object;
+
+  /// Code for a GPU agent ("openhsa:nvptx:..."), not for the host.
+  bool isGpu() const { return IsaName.rfind("openhsa:nvptx:", 0) == 0; }
 
   /// The serialized form: metadata and object under a content hash.
   std::vector<uint8_t> serialize() const;

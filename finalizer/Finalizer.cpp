@@ -3,6 +3,7 @@
 
 #include "finalizer/Codegen.h"
 #include "finalizer/CpuTarget.h"
+#include "finalizer/GpuTarget.h"
 #include "finalizer/Lowering.h"
 #include "finalizer/WorkItemVectorizer.h"
 
@@ -74,7 +75,62 @@ llvm::Error applyDirectives(const ControlDirectives &D, KernelSymbol &K) {
 }
 } // namespace
 
+namespace {
+/// Kernels for a GPU agent: lowered with barriers as calls and 32-lane
+/// wavefronts, then PTX (finalizer/GpuTarget.h).
+llvm::Expected<CodeObject> finalizeForGpu(const FinalizeRequest &Request,
+                                          unsigned SmVersion) {
+  llvm::LLVMContext Context;
+  auto M = std::make_unique<llvm::Module>("hsail-program", Context);
+  M->setTargetTriple(NvptxTriple);
+  LoweringOptions Options;
+  Options.DetectExceptions = Request.Directives.DetectExceptions;
+  Options.DefaultRoundsToZero = Request.ProgramFloatRounding == 1 /* ZERO */;
+  Options.NativeBarriers = true;
+  Options.WavefrontSize = GpuWavefrontSize;
+  auto Lowered = lowerProgram(Request.Modules, *M, Options);
+  if (!Lowered)
+    return Lowered.takeError();
+  for (const LoweredKernel &K : Lowered->Kernels) {
+    if (K.Symbol.EnabledDetectExceptions)
+      return llvm::createStringError(
+          "kernel '" + K.Symbol.Name +
+          "' enables floating-point exception detection, which GPU agents "
+          "do not support yet");
+    if (K.Symbol.DynamicCallStack)
+      return llvm::createStringError(
+          "kernel '" + K.Symbol.Name +
+          "' needs a dynamic call stack (recursion or alloca), which GPU "
+          "agents do not support yet");
+  }
+  if (auto Err = buildGpuKernels(*M, *Lowered))
+    return Err;
+  auto Ptx = compileToPtx(*M, SmVersion);
+  if (!Ptx)
+    return Ptx.takeError();
+  CodeObject CO;
+  CO.IsaName = Request.IsaName;
+  CO.MachineModel = Request.MachineModel;
+  CO.Profile = Request.Profile;
+  CO.DefaultFloatRounding = Request.DefaultFloatRounding;
+  for (LoweredKernel &K : Lowered->Kernels) {
+    if (auto Err = applyDirectives(Request.Directives, K.Symbol))
+      return Err;
+    CO.Kernels.push_back(K.Symbol);
+  }
+  CO.Variables = Lowered->Variables;
+  if (!Lowered->IndirectFunctions.empty())
+    return llvm::createStringError(
+        "the program has indirect functions, which GPU agents do not "
+        "support yet");
+  CO.Object.assign(Ptx->begin(), Ptx->end());
+  return CO;
+}
+} // namespace
+
 llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
+  if (std::optional<unsigned> Sm = gpuIsaVersion(Request.IsaName))
+    return finalizeForGpu(Request, *Sm);
   llvm::LLVMContext Context;
   auto M = std::make_unique<llvm::Module>("hsail-program", Context);
   // Lowering is target-neutral except where the target's instructions

@@ -259,6 +259,10 @@ private:
   llvm::Expected<Value *> fbarrierOffset(EntryRef<BrigInstBase> I,
                                          unsigned Index);
   llvm::Error lowerFbarrier(EntryRef<BrigInstBase> I);
+  /// A call of the target's barrier query (LoweringOptions::NativeBarriers).
+  llvm::Error nativeBarrier(const char *Query);
+  /// PRM 9.4 across a wavefront of more than one lane (LowerCrossLane.cpp).
+  llvm::Error lowerWideCrossLane(EntryRef<BrigInstBase> I);
   llvm::Error lowerScheduledWait(EntryRef<BrigInstBase> I);
   void setupScheduled();
   void finishScheduled(llvm::BasicBlock *Entry, llvm::BasicBlock *Body);
@@ -272,10 +276,13 @@ private:
 class ProgramLowering {
 public:
   ProgramLowering(const std::vector<BrigModule> &Modules, llvm::Module &M,
-                  uint32_t FinalizeDetect, bool DefaultRoundsToZero = false)
-      : Modules(Modules), M(M), FinalizeDetect(FinalizeDetect),
-        ProgramDetect(FinalizeDetect),
-        DefaultRoundsToZero(DefaultRoundsToZero) {}
+                  const LoweringOptions &Options)
+      : Modules(Modules), M(M), FinalizeDetect(Options.DetectExceptions),
+        ProgramDetect(Options.DetectExceptions),
+        DefaultRoundsToZero(Options.DefaultRoundsToZero), Options(Options) {}
+  /// Barriers are calls to query::Barrier (LoweringOptions).
+  bool nativeBarriers() const { return Options.NativeBarriers; }
+  unsigned wavefrontSize() const { return Options.WavefrontSize; }
   /// The program's rounding is ZERO: $default modules round toward zero.
   bool defaultRoundsToZero() const { return DefaultRoundsToZero; }
   llvm::Expected<LoweredProgram> run();
@@ -375,6 +382,7 @@ private:
   bool KernelTraps = false; // A kernel's own code has debugtrap.
   uint32_t FinalizeDetect = 0, ProgramDetect = 0;
   bool DefaultRoundsToZero = false;
+  LoweringOptions Options;
 };
 
 /// The exceptions X's enabledetectexceptions directives enable.

@@ -12,8 +12,12 @@ KernelLowering::tryControl(EntryRef<BrigInstBase> I) {
   case BRIG_OPCODE_RET:
     return lowerBranch(I);
   case BRIG_OPCODE_WAVEBARRIER:
+    if (P.nativeBarriers())
+      return nativeBarrier(query::WaveBarrier);
     return llvm::Error::success(); // Wavefronts of one work-item.
   case BRIG_OPCODE_BARRIER: {
+    if (P.nativeBarriers())
+      return nativeBarrier(query::Barrier);
     // End this region; the next starts after the barrier (see run()).
     auto *Resume = llvm::BasicBlock::Create(Ctx, "barrier");
     Resumes.push_back(Resume);
@@ -24,6 +28,18 @@ KernelLowering::tryControl(EntryRef<BrigInstBase> I) {
   default:
     return std::nullopt;
   }
+}
+
+llvm::Error KernelLowering::nativeBarrier(const char *Query) {
+  // The target's barrier: convergent, so LLVM neither duplicates it into
+  // divergent paths nor moves it across control flow.
+  llvm::FunctionCallee Fn = P.module().getOrInsertFunction(
+      Query, llvm::FunctionType::get(Builder.getVoidTy(),
+                                     {WorkItem->getType()}, false));
+  llvm::cast<llvm::Function>(Fn.getCallee())
+      ->addFnAttr(llvm::Attribute::Convergent);
+  Builder.CreateCall(Fn, {WorkItem})->addFnAttr(llvm::Attribute::Convergent);
+  return llvm::Error::success();
 }
 
 llvm::Error KernelLowering::lowerBranch(EntryRef<BrigInstBase> I) {

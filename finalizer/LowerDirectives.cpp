@@ -82,11 +82,11 @@ llvm::Error KernelLowering::recordControl(const BrigModule &M,
             B.string(K->name) + "': control directive '" +
             controlName(C->control) + "': " + Why);
   };
-  // Operand J: an integer constant, or WAVESIZE (1 on the CPU agent).
+  // Operand J: an integer constant, or WAVESIZE (the target's).
   uint64_t Values[3] = {0, 0, 0};
   for (unsigned J = 0; J < Ops.size() && J < 3; ++J) {
     if (M.operand<BrigOperandWavesize>(Ops[J])) {
-      Values[J] = 1;
+      Values[J] = P.wavefrontSize();
     } else if (auto CB = M.operand<BrigOperandConstantBytes>(Ops[J])) {
       llvm::StringRef Bytes = M.string(CB->bytes);
       std::memcpy(&Values[J], Bytes.data(), std::min<size_t>(Bytes.size(), 8));

@@ -133,6 +133,20 @@ llvm::Expected<Value *> KernelLowering::fbarrierOffset(EntryRef<BrigInstBase> I,
 
 std::optional<llvm::Error>
 KernelLowering::tryFbarrier(EntryRef<BrigInstBase> I) {
+  if (P.nativeBarriers()) {
+    switch (I->opcode) {
+    case BRIG_OPCODE_WAITFBAR:
+    case BRIG_OPCODE_INITFBAR:
+    case BRIG_OPCODE_JOINFBAR:
+    case BRIG_OPCODE_ARRIVEFBAR:
+    case BRIG_OPCODE_LEAVEFBAR:
+    case BRIG_OPCODE_RELEASEFBAR:
+    case BRIG_OPCODE_LDF:
+      return failInst(I, "fbarriers are not supported for this agent yet");
+    default:
+      return std::nullopt;
+    }
+  }
   switch (I->opcode) {
   case BRIG_OPCODE_BARRIER:
     if (!Scheduled)

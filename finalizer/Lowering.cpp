@@ -293,7 +293,11 @@ llvm::Expected<LoweredKernel> KernelLowering::run() {
   // kernel whose work-items wait on fbarriers resumes each work-item where
   // it stopped instead (LowerFbarrier.cpp).
   CallSummary Calls = P.summarize(B, K);
-  SplitAtBarriers = Calls.Waits;
+  if (P.nativeBarriers() && Calls.WaitsOnFbarrier)
+    return fail(K.Offset, "waits on an fbarrier (itself or in a function it "
+                          "calls), which this finalizer does not support for "
+                          "this agent yet");
+  SplitAtBarriers = Calls.Waits && !P.nativeBarriers();
   Scheduled = Calls.WaitsOnFbarrier;
   Result.UsesBarrier = SplitAtBarriers;
   Result.Scheduled = Scheduled;
@@ -590,7 +594,7 @@ llvm::Expected<Value *> KernelLowering::readOperand(EntryRef<BrigInstBase> I,
   if (B.operand<BrigOperandWavesize>(Off)) {
     if (!Ty->isIntegerTy())
       return failInst(I, "wavesize used as a floating-point operand");
-    return llvm::ConstantInt::get(Ty, 1); // The CPU agent's wavefront size.
+    return llvm::ConstantInt::get(Ty, P.wavefrontSize());
   }
   return failInst(I, "operand " + llvm::Twine(Index) +
                          " is not a register or an immediate");
@@ -758,10 +762,20 @@ llvm::Error KernelLowering::lowerInstruction(EntryRef<BrigInstBase> I) {
 
 llvm::Expected<LoweredProgram>
 lowerProgram(const std::vector<brig::BrigModule> &Modules, llvm::Module &M,
-             uint32_t DetectExceptions, bool DefaultRoundsToZero) {
-  detail::ProgramLowering P(Modules, M, DetectExceptions & 0x1f,
-                            DefaultRoundsToZero);
+             const LoweringOptions &Options) {
+  LoweringOptions O = Options;
+  O.DetectExceptions &= 0x1f;
+  detail::ProgramLowering P(Modules, M, O);
   return P.run();
+}
+
+llvm::Expected<LoweredProgram>
+lowerProgram(const std::vector<brig::BrigModule> &Modules, llvm::Module &M,
+             uint32_t DetectExceptions, bool DefaultRoundsToZero) {
+  LoweringOptions O;
+  O.DetectExceptions = DetectExceptions;
+  O.DefaultRoundsToZero = DefaultRoundsToZero;
+  return lowerProgram(Modules, M, O);
 }
 
 } // namespace openhsa::finalizer

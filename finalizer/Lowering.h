@@ -82,7 +82,43 @@ inline constexpr const char *Queue = "openhsa.queue";        // (wi) -> ptr
 inline constexpr const char *ComputeUnitId = "openhsa.cuid"; // (wi) -> i32
 inline constexpr const char *MaxComputeUnitId =
     "openhsa.maxcuid"; // (wi) -> i32
+// With LoweringOptions::NativeBarriers: the work-group barrier and the
+// wavefront barrier (convergent).
+inline constexpr const char *Barrier = "openhsa.barrier";         // (wi)
+inline constexpr const char *WaveBarrier = "openhsa.wavebarrier"; // (wi)
+// With LoweringOptions::WavefrontSize > 1 (PRM 9.4): the active lanes of
+// the caller's wavefront whose i1 is true, one bit per lane; the caller's
+// lane; the value of a 32- or 64-bit integer in another lane (convergent).
+inline constexpr const char *WaveBallot =
+    "openhsa.wave.ballot"; // (wi, i1) -> i64
+inline constexpr const char *WaveLaneId = "openhsa.wave.laneid"; // (wi) -> i32
+inline constexpr const char *WaveShuffle32 =
+    "openhsa.wave.shuffle.i32"; // (wi, i32 value, i32 lane) -> i32
+inline constexpr const char *WaveShuffle64 =
+    "openhsa.wave.shuffle.i64"; // (wi, i64 value, i32 lane) -> i64
 } // namespace query
+
+/// How a target wants the kernels lowered.
+struct LoweringOptions {
+  /// The exceptions the finalizer's caller enables for the DETECT policy
+  /// (PRM 12.3), besides the kernels' enabledetectexceptions directives.
+  uint32_t DetectExceptions = 0;
+  /// The program's rounding mode is ZERO, which modules declaring $default
+  /// follow.
+  bool DefaultRoundsToZero = false;
+  /// Barriers stay calls to query::Barrier, for targets whose work-items
+  /// run concurrently (the GPU), instead of ending the regions of a
+  /// resumable body (the CPU). Waits on fbarriers are refused then.
+  bool NativeBarriers = false;
+  /// The target's wavefront size: WAVESIZE operands, and the cross-lane
+  /// operations. Above 1 they call the query::Wave* functions.
+  unsigned WavefrontSize = 1;
+};
+
+/// Lowers every kernel defined in Modules into M (see LoweringOptions).
+llvm::Expected<LoweredProgram>
+lowerProgram(const std::vector<brig::BrigModule> &Modules, llvm::Module &M,
+             const LoweringOptions &Options);
 
 /// Lowers every kernel defined in Modules into M. DetectExceptions are
 /// the exceptions the finalizer's caller enables for the DETECT policy

@@ -3,6 +3,8 @@
 
 #include "brig/BrigFormat.h"
 #include "cpu_agent/KernelDescriptor.h"
+#include "gpu_backend/GpuAgent.h"
+#include "gpu_backend/GpuCode.h"
 #include "runtime/CodeObjectStore.h"
 #include "runtime/core/Agent.h"
 #include "runtime/core/Log.h"
@@ -174,6 +176,8 @@ hsa_status_t ExecutableSymbol::getInfo(uint32_t Attribute, void *Value) const {
 //===----------------------------------------------------------------------===//
 // Executable
 //===----------------------------------------------------------------------===//
+
+Executable::LoadedCodeObject::~LoadedCodeObject() = default;
 
 Executable::~Executable() {
   for (const auto &S : Symbols) {
@@ -380,12 +384,40 @@ hsa_status_t Executable::load(const Agent *A,
       Completed.push_back({&V, Old});
   }
 
-  auto Code = finalizer::LoadedObject::load(*CO, Externals);
-  if (!Code) {
-    log::write(log::Level::Error, "cannot load code object: %s",
-               llvm::toString(Code.takeError()).c_str());
-    return HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
+  // Host code is JIT-linked here; GPU code is PTX the agent's driver
+  // compiles (gpu_backend/GpuCode.h).
+  std::unique_ptr<finalizer::LoadedObject> HostCode;
+  std::unique_ptr<gpu::GpuModule> DeviceCode;
+  if (CO->isGpu()) {
+    if (A->deviceType() != HSA_DEVICE_TYPE_GPU)
+      return HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS;
+    if (!Externals.empty()) {
+      log::write(log::Level::Error,
+                 "cannot load code object: GPU code cannot use variables "
+                 "defined outside its code object yet");
+      return HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
+    }
+    auto M = gpu::GpuModule::load(static_cast<const gpu::GpuAgent &>(*A), *CO);
+    if (!M) {
+      log::write(log::Level::Error, "cannot load code object: %s",
+                 llvm::toString(M.takeError()).c_str());
+      return HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
+    }
+    DeviceCode = std::move(*M);
+  } else {
+    auto Code = finalizer::LoadedObject::load(*CO, Externals);
+    if (!Code) {
+      log::write(log::Level::Error, "cannot load code object: %s",
+                 llvm::toString(Code.takeError()).c_str());
+      return HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
+    }
+    HostCode = std::move(*Code);
   }
+  auto AddressOf = [&](const std::string &Symbol) -> llvm::Expected<void *> {
+    if (DeviceCode)
+      return DeviceCode->variable(Symbol);
+    return HostCode->address(Symbol);
+  };
 
   std::vector<std::unique_ptr<ExecutableSymbol>> Added;
   auto Fail = [&](llvm::Error E) {
@@ -397,7 +429,7 @@ hsa_status_t Executable::load(const Agent *A,
   };
   for (const NewVariable &N : NewVariables) {
     const finalizer::VariableSymbol &V = *N.V;
-    auto Address = (*Code)->address(objectSymbolOf(V));
+    auto Address = AddressOf(objectSymbolOf(V));
     if (!Address)
       return Fail(Address.takeError());
     auto S = std::make_unique<ExecutableSymbol>();
@@ -416,11 +448,22 @@ hsa_status_t Executable::load(const Agent *A,
     Added.push_back(std::move(S));
   }
   for (const finalizer::KernelSymbol &K : CO->Kernels) {
-    auto Entry = (*Code)->address(K.EntrySymbol);
-    if (!Entry)
-      return Fail(Entry.takeError());
     auto *D = new cpu::KernelDescriptor();
-    D->Entry = reinterpret_cast<hsa_ext_openhsa_workgroup_fn_t>(*Entry);
+    if (DeviceCode) {
+      auto Kernel = DeviceCode->kernel(K.EntrySymbol);
+      if (!Kernel) {
+        delete D;
+        return Fail(Kernel.takeError());
+      }
+      D->DeviceKernel = *Kernel;
+    } else {
+      auto Entry = HostCode->address(K.EntrySymbol);
+      if (!Entry) {
+        delete D;
+        return Fail(Entry.takeError());
+      }
+      D->Entry = reinterpret_cast<hsa_ext_openhsa_workgroup_fn_t>(*Entry);
+    }
     D->Owner = A;
     D->GroupSegmentSize = K.GroupSegmentSize;
     D->PrivateSegmentSize = K.PrivateSegmentSize;
@@ -451,7 +494,7 @@ hsa_status_t Executable::load(const Agent *A,
   }
 
   for (const finalizer::IndirectFunctionSymbol &F : CO->IndirectFunctions) {
-    auto Handle = (*Code)->address(F.ObjectSymbol);
+    auto Handle = AddressOf(F.ObjectSymbol);
     if (!Handle)
       return Fail(Handle.takeError());
     auto S = std::make_unique<ExecutableSymbol>();
@@ -479,7 +522,8 @@ hsa_status_t Executable::load(const Agent *A,
   auto L = std::make_unique<LoadedCodeObject>();
   L->A = A;
   L->Object = std::move(CO);
-  L->Code = std::move(*Code);
+  L->Code = std::move(HostCode);
+  L->DeviceCode = std::move(DeviceCode);
   if (LoadedHandle)
     LoadedHandle->handle = uint64_t(reinterpret_cast<uintptr_t>(L.get()));
   Loaded.push_back(std::move(L));

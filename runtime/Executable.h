@@ -36,6 +36,9 @@ class Executable;
 namespace cpu {
 struct KernelDescriptor;
 }
+namespace gpu {
+class GpuModule;
+}
 
 /// A symbol of an executable (hsa_executable_symbol_t): a kernel, a
 /// variable or an indirect function.
@@ -126,7 +129,9 @@ private:
   struct LoadedCodeObject {
     const Agent *A; // Null for the program code object.
     std::shared_ptr<const finalizer::CodeObject> Object;
-    std::unique_ptr<finalizer::LoadedObject> Code;
+    std::unique_ptr<finalizer::LoadedObject> Code;     // Host code, or
+    std::unique_ptr<gpu::GpuModule> DeviceCode;        // a GPU's.
+    ~LoadedCodeObject();
   };
 
   const ExecutableSymbol *findLocked(llvm::StringRef Key, const Agent *A) const;

@@ -2,6 +2,7 @@
 #include "runtime/Runtime.h"
 
 #include "cpu_agent/AgentDispatchAgent.h"
+#include "gpu_backend/GpuAgent.h"
 #include "cpu_agent/CpuAgent.h"
 #include "cpu_agent/KernelDescriptor.h"
 #include "runtime/CodeObjectStore.h"
@@ -79,6 +80,9 @@ hsa_status_t Runtime::initialize() {
   }
   for (cpu::CpuAgent *Kernel : KernelAgents)
     Agents.push_back(std::make_unique<cpu::AgentDispatchAgent>(*Kernel, *Topo));
+  // GPU agents last, one per CUDA device; none without a driver.
+  for (auto &G : gpu::GpuAgent::discover(*Topo, Ordinal))
+    Agents.push_back(std::move(G));
   CodeObjects = std::make_unique<CodeObjectStore>();
   return HSA_STATUS_SUCCESS;
 }
@@ -286,6 +290,19 @@ hsa_status_t Runtime::free(void *Ptr) {
   }
   A.Home->free(Ptr, A.Size);
   return HSA_STATUS_SUCCESS;
+}
+
+const Region *Runtime::deviceRegionOf(const void *Ptr) const {
+  const char *P = static_cast<const char *>(Ptr);
+  std::shared_lock Lock(MemoryMutex);
+  auto It = Allocations.upper_bound(P);
+  if (It == Allocations.begin())
+    return nullptr;
+  --It;
+  if (P >= It->first + std::max<size_t>(It->second.Size, 1) ||
+      It->second.Home->hostAccessible())
+    return nullptr;
+  return It->second.Home;
 }
 
 bool Runtime::ownedBuffer(const void *Ptr, const Agent **Owner) const {

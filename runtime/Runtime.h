@@ -89,6 +89,9 @@ public:
   /// Whether Ptr lies in an hsa_memory_allocate buffer; its owning agent.
   bool ownedBuffer(const void *Ptr, const Agent **Owner) const;
   hsa_status_t assignAgent(void *Ptr, Agent &A);
+  /// The region of the hsa_memory_allocate buffer holding Ptr when the host
+  /// cannot access it (a GPU's device memory); null otherwise.
+  const Region *deviceRegionOf(const void *Ptr) const;
 
   /// Programs, code objects, readers and executables (CodeObjectStore.h).
   CodeObjectStore &codeObjects() const { return *CodeObjects; }

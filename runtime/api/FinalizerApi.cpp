@@ -9,6 +9,7 @@
 #include "runtime/api/EnumArg.h"
 
 #include "finalizer/Finalizer.h"
+#include "finalizer/GpuTarget.h"
 #include "hsa/hsa_ext_finalize.h"
 #include "runtime/CodeObjectStore.h"
 #include "runtime/Program.h"
@@ -156,8 +157,9 @@ hsa_status_t hsa_ext_program_finalize(
   OPENHSA_REQUIRE(P, hsa_status_t(HSA_EXT_STATUS_ERROR_INVALID_PROGRAM));
   OPENHSA_REQUIRE(R->isIsa(isa), HSA_STATUS_ERROR_INVALID_ISA);
   const Isa &Target = *Isa::fromHandle(isa);
-  // The finalizer produces code for the host CPU only.
-  OPENHSA_REQUIRE(Target.Name == finalizer::hostIsaName(),
+  // The finalizer produces code for the host CPU and for GPU agents.
+  OPENHSA_REQUIRE(Target.Name == finalizer::hostIsaName() ||
+                      finalizer::gpuIsaVersion(Target.Name),
                   HSA_STATUS_ERROR_INVALID_ISA);
   uint32_t Conventions = 0;
   Target.getInfo(HSA_ISA_INFO_CALL_CONVENTION_COUNT, 0, &Conventions);

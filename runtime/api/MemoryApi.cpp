@@ -1,5 +1,6 @@
 //===- runtime/api/MemoryApi.cpp - Regions and hsa_memory_* (Runtime 2.7)
 //--===//
+#include "gpu_backend/GpuAgent.h"
 #include "runtime/api/ApiCommon.h"
 #include "runtime/api/EnumArg.h"
 
@@ -50,8 +51,16 @@ hsa_status_t hsa_memory_free(void *ptr) {
 hsa_status_t hsa_memory_copy(void *dst, const void *src, size_t size) {
   OPENHSA_REQUIRE_RUNTIME(R);
   OPENHSA_REQUIRE(dst && src, HSA_STATUS_ERROR_INVALID_ARGUMENT);
-  // All memory of CPU agents is host memory: a plain copy, tolerant of
-  // overlap.
+  // Memory of a GPU's own is copied by its driver; all other memory is host
+  // memory: a plain copy, tolerant of overlap.
+  const Region *Device = R->deviceRegionOf(dst);
+  if (!Device)
+    Device = R->deviceRegionOf(src);
+  if (Device)
+    return gpu::copyMemory(static_cast<const gpu::GpuAgent &>(Device->owner()),
+                           dst, src, size)
+               ? HSA_STATUS_SUCCESS
+               : HSA_STATUS_ERROR_INVALID_ARGUMENT;
   std::memmove(dst, src, size);
   return HSA_STATUS_SUCCESS;
 }

@@ -9,6 +9,7 @@
 namespace openhsa {
 
 Agent::~Agent() = default;
+Region::~Region() = default;
 
 void copyName64(const std::string &Source, void *Destination) {
   char *Out = static_cast<char *>(Destination);

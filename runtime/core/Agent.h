@@ -37,6 +37,7 @@ public:
   Region(const Agent &Owner, Kind K, uint64_t Size, const Topology &Topo,
          const CpuNodeInfo &Node)
       : Owner(Owner), K(K), Size(Size), Topo(Topo), Node(Node) {}
+  virtual ~Region();
 
   hsa_region_t handle() const {
     return {static_cast<uint64_t>(reinterpret_cast<uintptr_t>(this))};
@@ -59,8 +60,13 @@ public:
   /// Largest single allocation.
   uint64_t maxAllocation() const { return Size; }
 
-  void *allocate(size_t Bytes) const;
-  void free(void *Ptr, size_t Bytes) const;
+  /// Host memory on the node by default; a GPU agent's regions allocate
+  /// through its driver (gpu_backend/GpuAgent.h).
+  virtual void *allocate(size_t Bytes) const;
+  virtual void free(void *Ptr, size_t Bytes) const;
+  /// Whether the host can read and write this region's memory directly
+  /// (false for memory of a GPU, which hsa_memory_copy reaches).
+  virtual bool hostAccessible() const { return true; }
 
 private:
   const Agent &Owner;

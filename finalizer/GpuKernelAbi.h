@@ -1,0 +1,71 @@
+//===- finalizer/GpuKernelAbi.h - How GPU agents launch kernels -*- C++ -*-===//
+//
+// The contract between code the finalizer emits for GPU agents (PTX,
+// finalizer/GpuTarget.h) and the agent that launches it
+// (gpu_backend/): header-only, plain data, so neither side links the
+// other.
+//
+// Each HSAIL kernel becomes one PTX entry with two parameters:
+//   1. the kernarg segment, by value: KernargSegmentSize bytes rounded up to
+//      16 (at least 16), copied from the packet's kernarg_address into the
+//      launch's parameter buffer;
+//   2. a GpuDispatchParams, by value.
+// A launch covers work-groups of one size: the block is the work-group
+// (x, y, z), so `%ntid` is the current work-group size. A grid whose size is
+// not a multiple of the work-group size is launched as up to 8 launches (the
+// full groups, then the partial ones along each dimension), each with the
+// id of its first work-group in GroupOffset. The dynamic shared memory of a
+// launch is the dispatch's whole group segment; the private segment is
+// per-thread local memory the kernel declares itself.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OPENHSA_FINALIZER_GPUKERNELABI_H
+#define OPENHSA_FINALIZER_GPUKERNELABI_H
+
+#include <cstddef>
+#include <cstdint>
+
+namespace openhsa::gpu {
+
+struct GpuDispatchParams {
+  uint32_t GridSize[3];      // Work-items, as in the packet.
+  uint32_t WorkgroupSize[3]; // As in the packet (not the partial size).
+  uint32_t GroupOffset[3];   // Work-group id of the launch's first block.
+  uint32_t Dimensions;
+  uint64_t PacketId;         // The packet's index in its queue.
+  uint64_t CompletionSignal; // hsa_signal_t handle.
+  uint64_t Queue;            // hsa_queue_t * (a host address).
+  uint32_t GroupSegmentSize; // Bytes of group memory of the dispatch.
+  uint32_t PrivateSegmentSize;
+};
+static_assert(sizeof(GpuDispatchParams) == 72);
+
+/// Field offsets for the finalizer's IR.
+namespace params {
+inline constexpr unsigned GridSize = offsetof(GpuDispatchParams, GridSize);
+inline constexpr unsigned WorkgroupSize =
+    offsetof(GpuDispatchParams, WorkgroupSize);
+inline constexpr unsigned GroupOffset =
+    offsetof(GpuDispatchParams, GroupOffset);
+inline constexpr unsigned Dimensions = offsetof(GpuDispatchParams, Dimensions);
+inline constexpr unsigned PacketId = offsetof(GpuDispatchParams, PacketId);
+inline constexpr unsigned CompletionSignal =
+    offsetof(GpuDispatchParams, CompletionSignal);
+inline constexpr unsigned Queue = offsetof(GpuDispatchParams, Queue);
+inline constexpr unsigned GroupSegmentSize =
+    offsetof(GpuDispatchParams, GroupSegmentSize);
+inline constexpr unsigned PrivateSegmentSize =
+    offsetof(GpuDispatchParams, PrivateSegmentSize);
+} // namespace params
+
+/// Bytes of the kernarg parameter of a kernel whose segment has Size bytes.
+inline constexpr uint32_t kernargParamBytes(uint32_t Size) {
+  return Size == 0 ? 16 : (Size + 15) / 16 * 16;
+}
+
+/// The PTX entry of HSAIL kernel "&name".
+inline constexpr const char *EntryPrefix = "__openhsa_gpu_";
+
+} // namespace openhsa::gpu
+
+#endif

@@ -1,0 +1,415 @@
+//===- finalizer/GpuTarget.cpp - Kernels for NVIDIA GPU agents
+//-------------===//
+#include "finalizer/GpuTarget.h"
+#include "finalizer/Codegen.h"
+#include "finalizer/GpuKernelAbi.h"
+#include "finalizer/RuntimeHelpers.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <mutex>
+
+extern "C" void LLVMInitializeNVPTXTargetInfo();
+extern "C" void LLVMInitializeNVPTXTarget();
+extern "C" void LLVMInitializeNVPTXTargetMC();
+extern "C" void LLVMInitializeNVPTXAsmPrinter();
+
+namespace openhsa::finalizer {
+
+namespace {
+/// The newest compute capability LLVM 19's NVPTX back end knows; PTX for it
+/// runs on newer devices (the driver compiles it for them).
+constexpr unsigned NewestKnownSm = 90;
+constexpr const char *GroupSegmentName = "__openhsa_group_segment";
+
+// The work-item state of the entry for the body: { ptr params, ptr private
+// block }. Inlined queries read it; SROA turns it into SSA values.
+llvm::StructType *workItemType(llvm::LLVMContext &C) {
+  auto *Ptr = llvm::PointerType::get(C, 0);
+  return llvm::StructType::get(C, {Ptr, Ptr});
+}
+
+template <typename FillFn>
+void defineQuery(llvm::Module &M, const char *Name, FillFn Fill) {
+  llvm::Function *F = M.getFunction(Name);
+  if (!F || !F->isDeclaration())
+    return;
+  F->setLinkage(llvm::GlobalValue::InternalLinkage);
+  F->addFnAttr(llvm::Attribute::AlwaysInline);
+  F->setDoesNotThrow();
+  llvm::IRBuilder<> B(llvm::BasicBlock::Create(M.getContext(), "entry", F));
+  llvm::Value *R = Fill(B, F);
+  if (R)
+    B.CreateRet(R);
+  else
+    B.CreateRetVoid();
+}
+
+llvm::Value *sreg(llvm::IRBuilder<> &B, llvm::Intrinsic::ID X,
+                  llvm::Intrinsic::ID Y, llvm::Intrinsic::ID Z,
+                  llvm::Value *Dim) {
+  llvm::Value *VX = B.CreateIntrinsic(X, {}, {});
+  llvm::Value *VY = B.CreateIntrinsic(Y, {}, {});
+  llvm::Value *VZ = B.CreateIntrinsic(Z, {}, {});
+  return B.CreateSelect(
+      B.CreateICmpEQ(Dim, B.getInt32(1)), VY,
+      B.CreateSelect(B.CreateICmpEQ(Dim, B.getInt32(2)), VZ, VX));
+}
+
+/// A field of the dispatch parameters; Dim indexes a [3 x i32] field.
+llvm::Value *param(llvm::IRBuilder<> &B, llvm::Value *Wi, unsigned Offset,
+                   llvm::Type *Ty, llvm::Value *Dim = nullptr) {
+  llvm::Value *Params = B.CreateLoad(
+      B.getPtrTy(), B.CreateStructGEP(workItemType(B.getContext()), Wi, 0));
+  llvm::Value *P = B.CreateConstGEP1_32(B.getInt8Ty(), Params, Offset);
+  if (Dim)
+    P = B.CreateGEP(B.getInt32Ty(), P,
+                    B.CreateSelect(B.CreateICmpULT(Dim, B.getInt32(3)), Dim,
+                                   B.getInt32(0)));
+  llvm::LoadInst *L = B.CreateLoad(Ty, P);
+  L->setMetadata(llvm::LLVMContext::MD_invariant_load,
+                 llvm::MDNode::get(B.getContext(), {}));
+  return L;
+}
+
+void defineQueries(llvm::Module &M) {
+  namespace I = llvm::Intrinsic;
+  using B_ = llvm::IRBuilder<>;
+  using F_ = llvm::Function;
+  defineQuery(M, query::WorkItemId, [](B_ &B, F_ *F) {
+    return sreg(B, I::nvvm_read_ptx_sreg_tid_x, I::nvvm_read_ptx_sreg_tid_y,
+                I::nvvm_read_ptx_sreg_tid_z, F->getArg(1));
+  });
+  defineQuery(M, query::CurrentWorkGroupSize, [](B_ &B, F_ *F) {
+    return sreg(B, I::nvvm_read_ptx_sreg_ntid_x, I::nvvm_read_ptx_sreg_ntid_y,
+                I::nvvm_read_ptx_sreg_ntid_z, F->getArg(1));
+  });
+  defineQuery(M, query::WorkGroupId, [](B_ &B, F_ *F) {
+    return B.CreateAdd(sreg(B, I::nvvm_read_ptx_sreg_ctaid_x,
+                            I::nvvm_read_ptx_sreg_ctaid_y,
+                            I::nvvm_read_ptx_sreg_ctaid_z, F->getArg(1)),
+                       param(B, F->getArg(0), gpu::params::GroupOffset,
+                             B.getInt32Ty(), F->getArg(1)));
+  });
+  defineQuery(M, query::WorkGroupSize, [](B_ &B, F_ *F) {
+    return param(B, F->getArg(0), gpu::params::WorkgroupSize, B.getInt32Ty(),
+                 F->getArg(1));
+  });
+  defineQuery(M, query::GridSize, [](B_ &B, F_ *F) {
+    return param(B, F->getArg(0), gpu::params::GridSize, B.getInt32Ty(),
+                 F->getArg(1));
+  });
+  defineQuery(M, query::GridGroups, [](B_ &B, F_ *F) {
+    llvm::Value *G = param(B, F->getArg(0), gpu::params::GridSize,
+                           B.getInt32Ty(), F->getArg(1));
+    llvm::Value *W = param(B, F->getArg(0), gpu::params::WorkgroupSize,
+                           B.getInt32Ty(), F->getArg(1));
+    // ceil(G / W) without overflow.
+    return B.CreateAdd(
+        B.CreateUDiv(G, W),
+        B.CreateZExt(B.CreateICmpNE(B.CreateURem(G, W), B.getInt32(0)),
+                     B.getInt32Ty()));
+  });
+  defineQuery(M, query::Dim, [](B_ &B, F_ *F) {
+    return param(B, F->getArg(0), gpu::params::Dimensions, B.getInt32Ty());
+  });
+  defineQuery(M, query::PacketId, [](B_ &B, F_ *F) {
+    return param(B, F->getArg(0), gpu::params::PacketId, B.getInt64Ty());
+  });
+  defineQuery(M, query::PacketCompletionSig, [](B_ &B, F_ *F) {
+    return param(B, F->getArg(0), gpu::params::CompletionSignal,
+                 B.getInt64Ty());
+  });
+  defineQuery(M, query::Queue, [](B_ &B, F_ *F) {
+    return B.CreateIntToPtr(
+        param(B, F->getArg(0), gpu::params::Queue, B.getInt64Ty()),
+        B.getPtrTy());
+  });
+  defineQuery(M, query::GroupSegmentSize, [](B_ &B, F_ *F) {
+    return param(B, F->getArg(0), gpu::params::GroupSegmentSize,
+                 B.getInt32Ty());
+  });
+  defineQuery(M, query::PrivateSegmentSize, [](B_ &B, F_ *F) {
+    return param(B, F->getArg(0), gpu::params::PrivateSegmentSize,
+                 B.getInt32Ty());
+  });
+  defineQuery(M, query::ComputeUnitId, [](B_ &B, F_ *) {
+    return B.CreateIntrinsic(I::nvvm_read_ptx_sreg_smid, {}, {});
+  });
+  defineQuery(M, query::MaxComputeUnitId, [](B_ &B, F_ *) {
+    return B.CreateSub(B.CreateIntrinsic(I::nvvm_read_ptx_sreg_nsmid, {}, {}),
+                       B.getInt32(1));
+  });
+  defineQuery(M, query::GroupBase, [&M](B_ &B, F_ *) -> llvm::Value * {
+    // The dynamic shared memory of the launch, as a generic address.
+    auto *Ty = llvm::ArrayType::get(B.getInt8Ty(), 0);
+    auto *GV = M.getNamedGlobal(GroupSegmentName);
+    if (!GV) {
+      GV = new llvm::GlobalVariable(
+          M, Ty, false, llvm::GlobalValue::ExternalLinkage, nullptr,
+          GroupSegmentName, nullptr, llvm::GlobalValue::NotThreadLocal, 3);
+      GV->setAlignment(llvm::Align(16));
+    }
+    return B.CreateAddrSpaceCast(GV, B.getPtrTy());
+  });
+  defineQuery(M, query::PrivateBase, [](B_ &B, F_ *F) {
+    return B.CreateLoad(
+        B.getPtrTy(),
+        B.CreateStructGEP(workItemType(B.getContext()), F->getArg(0), 1));
+  });
+  defineQuery(M, query::Barrier, [](B_ &B, F_ *) -> llvm::Value * {
+    B.CreateIntrinsic(I::nvvm_barrier0, {}, {});
+    return nullptr;
+  });
+  defineQuery(M, query::WaveBarrier, [](B_ &B, F_ *) -> llvm::Value * {
+    B.CreateIntrinsic(I::nvvm_bar_warp_sync, {}, {B.getInt32(-1)});
+    return nullptr;
+  });
+  defineQuery(M, query::WaveLaneId, [](B_ &B, F_ *) {
+    return B.CreateIntrinsic(I::nvvm_read_ptx_sreg_laneid, {}, {});
+  });
+  defineQuery(M, query::WaveBallot, [](B_ &B, F_ *F) {
+    llvm::Value *Active = B.CreateIntrinsic(I::nvvm_activemask, {}, {});
+    return B.CreateZExt(
+        B.CreateIntrinsic(I::nvvm_vote_ballot_sync, {}, {Active, F->getArg(1)}),
+        B.getInt64Ty());
+  });
+  auto Shuffle32 = [](B_ &B, llvm::Value *V, llvm::Value *Lane) {
+    llvm::Value *Active = B.CreateIntrinsic(I::nvvm_activemask, {}, {});
+    return B.CreateIntrinsic(I::nvvm_shfl_sync_idx_i32, {},
+                             {Active, V, Lane, B.getInt32(31)});
+  };
+  defineQuery(M, query::WaveShuffle32, [&](B_ &B, F_ *F) {
+    return Shuffle32(B, F->getArg(1), F->getArg(2));
+  });
+  defineQuery(M, query::WaveShuffle64, [&](B_ &B, F_ *F) {
+    llvm::Value *V = F->getArg(1);
+    llvm::Value *Lo =
+        Shuffle32(B, B.CreateTrunc(V, B.getInt32Ty()), F->getArg(2));
+    llvm::Value *Hi = Shuffle32(
+        B, B.CreateTrunc(B.CreateLShr(V, 32), B.getInt32Ty()), F->getArg(2));
+    return B.CreateOr(B.CreateZExt(Lo, B.getInt64Ty()),
+                      B.CreateShl(B.CreateZExt(Hi, B.getInt64Ty()), 32));
+  });
+  for (const char *Name :
+       {query::Barrier, query::WaveBarrier, query::WaveBallot,
+        query::WaveShuffle32, query::WaveShuffle64})
+    if (llvm::Function *F = M.getFunction(Name))
+      F->addFnAttr(llvm::Attribute::Convergent);
+}
+
+/// What an instruction that needs the host runtime is called, for messages.
+llvm::StringRef helperUse(llvm::StringRef Symbol) {
+  if (Symbol == helper::SignalModify || Symbol == helper::SignalWait)
+    return "signal instructions";
+  if (Symbol == helper::Clock)
+    return "the clock instruction";
+  if (Symbol == helper::Trap)
+    return "debugtrap";
+  if (Symbol == helper::QueueWriteIndexOffset ||
+      Symbol == helper::QueueReadIndexOffset)
+    return "queue instructions";
+  return "";
+}
+
+/// PTX names: letters, digits, '_' and '$' (LLVM would rename others).
+std::string ptxName(llvm::StringRef Name) {
+  std::string Out;
+  for (char C : Name)
+    Out +=
+        (llvm::isAlnum(C) || C == '_' || C == '$') ? std::string(1, C) : "_$_";
+  return Out;
+}
+} // namespace
+
+std::string gpuIsaName(unsigned SmVersion) {
+  return "openhsa:nvptx:sm_" + std::to_string(SmVersion);
+}
+
+std::optional<unsigned> gpuIsaVersion(llvm::StringRef IsaName) {
+  if (!IsaName.consume_front("openhsa:nvptx:sm_"))
+    return std::nullopt;
+  unsigned V = 0;
+  if (IsaName.getAsInteger(10, V) || V < 30)
+    return std::nullopt;
+  return V;
+}
+
+/// HSAIL allows memory accesses at any address (PRM 6.1.2); NVIDIA GPUs
+/// fault on misaligned ones, and an access LLVM must assume unaligned
+/// becomes byte loads. GPU agents take accesses as naturally aligned: a
+/// misaligned one faults on the device and the queue reports
+/// HSA_STATUS_ERROR_EXCEPTION, never a silent wrong result.
+static void assumeNaturalAlignment(llvm::Module &M) {
+  const llvm::DataLayout &DL = M.getDataLayout();
+  auto Natural = [&](llvm::Type *Ty) {
+    uint64_t Bytes = DL.getTypeStoreSize(Ty);
+    return llvm::isPowerOf2_64(Bytes) && Bytes <= 16 ? llvm::Align(Bytes)
+                                                     : llvm::Align(1);
+  };
+  for (llvm::Function &F : M)
+    for (llvm::Instruction &I : llvm::instructions(F)) {
+      if (auto *L = llvm::dyn_cast<llvm::LoadInst>(&I))
+        L->setAlignment(std::max(L->getAlign(), Natural(L->getType())));
+      else if (auto *S = llvm::dyn_cast<llvm::StoreInst>(&I))
+        S->setAlignment(
+            std::max(S->getAlign(), Natural(S->getValueOperand()->getType())));
+    }
+}
+
+llvm::Error buildGpuKernels(llvm::Module &M, LoweredProgram &Program) {
+  llvm::LLVMContext &C = M.getContext();
+  assumeNaturalAlignment(M);
+  defineQueries(M);
+  auto *WiTy = workItemType(C);
+  auto *Ptr = llvm::PointerType::get(C, 0);
+  llvm::NamedMDNode *Annotations =
+      M.getOrInsertNamedMetadata("nvvm.annotations");
+  unsigned Index = 0;
+  for (LoweredKernel &K : Program.Kernels) {
+    llvm::Function *Body = K.Body;
+    Body->addFnAttr(llvm::Attribute::AlwaysInline);
+    const std::string Name = gpu::EntryPrefix + std::to_string(Index++);
+    auto *Entry = llvm::Function::Create(
+        llvm::FunctionType::get(llvm::Type::getVoidTy(C), {Ptr, Ptr}, false),
+        llvm::GlobalValue::ExternalLinkage, Name, M);
+    const uint32_t KernargBytes =
+        gpu::kernargParamBytes(K.Symbol.KernargSegmentSize);
+    Entry->addParamAttr(0, llvm::Attribute::getWithByValType(
+                               C, llvm::ArrayType::get(llvm::Type::getInt8Ty(C),
+                                                       KernargBytes)));
+    Entry->addParamAttr(0,
+                        llvm::Attribute::getWithAlignment(C, llvm::Align(16)));
+    Entry->addParamAttr(
+        1, llvm::Attribute::getWithByValType(
+               C, llvm::ArrayType::get(llvm::Type::getInt8Ty(C),
+                                       sizeof(gpu::GpuDispatchParams))));
+    Entry->addParamAttr(1,
+                        llvm::Attribute::getWithAlignment(C, llvm::Align(8)));
+    Entry->addParamAttr(0, llvm::Attribute::NoAlias);
+    Entry->addParamAttr(1, llvm::Attribute::NoAlias);
+    llvm::IRBuilder<> B(llvm::BasicBlock::Create(C, "entry", Entry));
+    llvm::Value *Private = llvm::ConstantPointerNull::get(Ptr);
+    if (K.Symbol.PrivateSegmentSize) {
+      auto *A = B.CreateAlloca(B.getInt8Ty(),
+                               B.getInt32(K.Symbol.PrivateSegmentSize));
+      A->setAlignment(llvm::Align(16));
+      Private = A;
+    }
+    llvm::Value *Wi = B.CreateAlloca(WiTy);
+    B.CreateStore(Entry->getArg(1), B.CreateStructGEP(WiTy, Wi, 0));
+    B.CreateStore(Private, B.CreateStructGEP(WiTy, Wi, 1));
+    B.CreateCall(Body, {Entry->getArg(0), Wi});
+    B.CreateRetVoid();
+    Annotations->addOperand(llvm::MDNode::get(
+        C, {llvm::ValueAsMetadata::get(Entry), llvm::MDString::get(C, "kernel"),
+            llvm::ConstantAsMetadata::get(B.getInt32(1))}));
+    K.Symbol.EntrySymbol = Name;
+    K.Symbol.VectorWidth = 1; // Lanes are threads; nothing to vectorize.
+  }
+  // Variables keep PTX-valid names the loader can look up.
+  for (VariableSymbol &V : Program.Variables) {
+    if (V.ObjectSymbol.empty())
+      continue;
+    if (llvm::GlobalValue *G = M.getNamedValue(V.ObjectSymbol)) {
+      G->setName(ptxName(V.ObjectSymbol));
+      V.ObjectSymbol = G->getName().str();
+    }
+  }
+  // What reaches the host runtime is not there on the GPU yet.
+  for (llvm::GlobalValue &G : M.global_values()) {
+    if (!G.isDeclaration() || G.use_empty() || G.getName() == GroupSegmentName)
+      continue;
+    if (auto *F = llvm::dyn_cast<llvm::Function>(&G); F && F->isIntrinsic())
+      continue;
+    if (G.getName().starts_with("openhsa."))
+      return llvm::createStringError(
+          "internal error: the GPU target does not define '" +
+          G.getName().str() + "'");
+    llvm::StringRef Use = helperUse(G.getName());
+    if (!Use.empty())
+      return llvm::createStringError(
+          "the program uses " + Use.str() +
+          ", which need the host runtime: GPU agents do not support them yet");
+    return llvm::createStringError(
+        "the program references '" + G.getName().str() +
+        "', which no module defines: GPU agents need every variable defined "
+        "by the program");
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::string> compileToPtx(llvm::Module &M, unsigned SmVersion) {
+  static std::once_flag Once;
+  std::call_once(Once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+  std::string Error;
+  const llvm::Target *T =
+      llvm::TargetRegistry::lookupTarget(NvptxTriple, Error);
+  if (!T)
+    return llvm::createStringError("no LLVM NVPTX target: " + Error);
+  const std::string Cpu =
+      "sm_" + std::to_string(std::min(SmVersion, NewestKnownSm));
+  llvm::TargetOptions Options;
+  std::unique_ptr<llvm::TargetMachine> TM(
+      T->createTargetMachine(NvptxTriple, Cpu, "", Options, std::nullopt,
+                             std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  M.setTargetTriple(NvptxTriple);
+  M.setDataLayout(TM->createDataLayout());
+  if (llvm::verifyModule(M, &llvm::errs()))
+    return llvm::createStringError(
+        "internal error: the lowered IR of module '" + M.getName().str() +
+        "' is invalid");
+  if (std::getenv("OPENHSA_DUMP_IR")) {
+    std::string Text;
+    llvm::raw_string_ostream OS(Text);
+    M.print(OS, nullptr);
+    dump("OPENHSA_DUMP_IR", M, "gpu.lowered.ll", Text);
+  }
+  {
+    llvm::LoopAnalysisManager LAM;
+    llvm::FunctionAnalysisManager FAM;
+    llvm::CGSCCAnalysisManager CGAM;
+    llvm::ModuleAnalysisManager MAM;
+    llvm::PassBuilder PB(TM.get()); // Adds NVPTX's own passes.
+    PB.registerModuleAnalyses(MAM);
+    PB.registerCGSCCAnalyses(CGAM);
+    PB.registerFunctionAnalyses(FAM);
+    PB.registerLoopAnalyses(LAM);
+    PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+    llvm::ModulePassManager MPM =
+        PB.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+    MPM.run(M, MAM);
+  }
+  if (std::getenv("OPENHSA_DUMP_IR")) {
+    std::string Text;
+    llvm::raw_string_ostream OS(Text);
+    M.print(OS, nullptr);
+    dump("OPENHSA_DUMP_IR", M, "gpu.ll", Text);
+  }
+  llvm::SmallVector<char, 0> Buffer;
+  llvm::raw_svector_ostream OS(Buffer);
+  llvm::legacy::PassManager PM;
+  if (TM->addPassesToEmitFile(PM, OS, nullptr,
+                              llvm::CodeGenFileType::AssemblyFile))
+    return llvm::createStringError("LLVM cannot emit PTX for " + Cpu);
+  PM.run(M);
+  std::string Ptx(Buffer.begin(), Buffer.end());
+  dump("OPENHSA_DUMP_ASM", M, "ptx", Ptx);
+  return Ptx;
+}
+
+} // namespace openhsa::finalizer

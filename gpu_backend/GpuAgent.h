@@ -1,0 +1,88 @@
+//===- gpu_backend/GpuAgent.h - A kernel agent per CUDA device --*- C++ -*-===//
+//
+// One HSA kernel agent per device the CUDA driver reports. Its regions are
+// the device's memory (coarse grained), host memory mapped into the device
+// (fine grained, also the kernarg region) and the group segment (shared
+// memory); its ISA is "openhsa:nvptx:sm_XY", for which the finalizer emits
+// PTX (finalizer/GpuTarget.h). Each queue has a service thread that turns
+// AQL packets into launches on a CUDA stream (gpu_backend/GpuQueue.h).
+//
+//===----------------------------------------------------------------------===//
+#ifndef OPENHSA_GPU_BACKEND_GPUAGENT_H
+#define OPENHSA_GPU_BACKEND_GPUAGENT_H
+
+#include "gpu_backend/CudaDriver.h"
+#include "runtime/core/Agent.h"
+#include "runtime/core/Topology.h"
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace openhsa::gpu {
+
+/// What the driver says about a device.
+struct DeviceInfo {
+  std::string Name;
+  unsigned SmVersion = 0; // 90 for compute capability 9.0.
+  uint32_t MultiprocessorCount = 0;
+  uint32_t MaxThreadsPerBlock = 0;
+  uint32_t MaxBlockDim[3] = {0, 0, 0};
+  uint32_t MaxGridDim[3] = {0, 0, 0}; // Blocks.
+  uint32_t SharedMemoryPerBlockOptin = 0;
+  uint32_t L2CacheBytes = 0;
+  uint32_t ClockMHz = 0;
+  uint64_t TotalMemory = 0;
+  bool PageableMemoryAccess = false; // Kernels may touch any host memory.
+  std::string PciBusId;              // "dddd:bb:dd.0"
+};
+
+class GpuAgent final : public Agent {
+public:
+  /// One agent per device; none without a driver. Ordinals continue the
+  /// CPU agents' for HSA_AGENT_INFO_NODE.
+  static std::vector<std::unique_ptr<GpuAgent>> discover(const Topology &Topo,
+                                                         unsigned FirstOrdinal);
+
+  GpuAgent(const CudaDriver &Driver, CUdevice Device, CUcontext Context,
+           DeviceInfo Info, const Topology &Topo, const CpuNodeInfo &Near,
+           unsigned Ordinal);
+  ~GpuAgent() override;
+
+  hsa_status_t getInfo(uint32_t Attribute, void *Value) const override;
+  hsa_device_type_t deviceType() const override { return HSA_DEVICE_TYPE_GPU; }
+  uint32_t queueMinSize() const override { return 16; }
+  uint32_t queueMaxSize() const override { return 1u << 17; }
+  uint32_t queueMaxCount() const override { return 64; }
+  hsa_status_t createQueue(const QueueRequest &Request, uint64_t Id,
+                           Queue *&Result) override;
+  void destroyQueue(Queue *Q) override;
+
+  const CudaDriver &driver() const { return Driver; }
+  const DeviceInfo &info() const { return Info; }
+  const Isa &isa() const { return *OwnIsa; }
+  /// Makes the device's primary context current on the calling thread.
+  bool makeCurrent() const;
+  /// The dynamic shared memory a launch may use (the opt-in maximum).
+  uint32_t groupSegmentMax() const { return Info.SharedMemoryPerBlockOptin; }
+
+private:
+  const CudaDriver &Driver;
+  CUdevice Device;
+  CUcontext Context;
+  DeviceInfo Info;
+  const CpuNodeInfo &Near;
+  unsigned Ordinal;
+  std::unique_ptr<Isa> OwnIsa;
+  std::atomic<uint32_t> QueueCount{0};
+};
+
+/// Copies Size bytes between any two addresses the host or agent A can
+/// reach (hsa_memory_copy, where a buffer is A's device memory); false when
+/// the driver refuses.
+bool copyMemory(const GpuAgent &A, void *Dst, const void *Src, size_t Size);
+
+} // namespace openhsa::gpu
+
+#endif

@@ -1,0 +1,69 @@
+//===- gpu_backend/GpuCode.cpp - Code objects loaded on a GPU -------------===//
+#include "gpu_backend/GpuCode.h"
+
+#include "finalizer/GpuKernelAbi.h"
+#include "gpu_backend/GpuAgent.h"
+
+#include <string>
+
+namespace openhsa::gpu {
+
+llvm::Expected<std::unique_ptr<GpuModule>>
+GpuModule::load(const GpuAgent &A, const finalizer::CodeObject &CO) {
+  if (!A.makeCurrent())
+    return llvm::createStringError("cannot make the GPU's context current");
+  // The driver wants NUL-terminated PTX.
+  std::string Ptx(CO.Object.begin(), CO.Object.end());
+  char ErrorLog[4096] = {};
+  int Options[] = {JitErrorLogBuffer, JitErrorLogBufferSizeBytes};
+  void *Values[] = {ErrorLog,
+                    reinterpret_cast<void *>(uintptr_t(sizeof(ErrorLog) - 1))};
+  CUmodule M = nullptr;
+  CUresult R = A.driver().ModuleLoadDataEx(&M, Ptx.c_str(), 2, Options, Values);
+  if (R != CUDA_SUCCESS)
+    return llvm::createStringError("the driver cannot load the PTX: " +
+                                   A.driver().errorText(R) + ": " + ErrorLog);
+  return std::unique_ptr<GpuModule>(new GpuModule(A, M));
+}
+
+GpuModule::~GpuModule() {
+  if (Agent.makeCurrent())
+    Agent.driver().ModuleUnload(Module);
+}
+
+llvm::Expected<const GpuKernel *>
+GpuModule::kernel(const std::string &EntrySymbol) {
+  auto &Slot = Kernels[EntrySymbol];
+  if (Slot)
+    return Slot.get();
+  const CudaDriver &D = Agent.driver();
+  auto K = std::make_unique<GpuKernel>();
+  if (CUresult R =
+          D.ModuleGetFunction(&K->Function, Module, EntrySymbol.c_str());
+      R != CUDA_SUCCESS) {
+    Kernels.erase(EntrySymbol);
+    return llvm::createStringError("no kernel '" + EntrySymbol +
+                                   "' in the PTX: " + D.errorText(R));
+  }
+  // Launches may use all the shared memory the device allows with opt-in.
+  D.FuncSetAttribute(K->Function, FuncAttributeMaxDynamicSharedSizeBytes,
+                     int(Agent.groupSegmentMax()));
+  Slot = std::move(K);
+  return Slot.get();
+}
+
+llvm::Expected<void *> GpuModule::variable(const std::string &ObjectSymbol) {
+  CUdeviceptr P = 0;
+  size_t Bytes = 0;
+  if (!Agent.makeCurrent())
+    return llvm::createStringError("cannot make the GPU's context current");
+  if (CUresult R = Agent.driver().ModuleGetGlobal(&P, &Bytes, Module,
+                                                  ObjectSymbol.c_str());
+      R != CUDA_SUCCESS)
+    return llvm::createStringError(
+        "no variable '" + ObjectSymbol +
+        "' in the PTX: " + Agent.driver().errorText(R));
+  return reinterpret_cast<void *>(uintptr_t(P));
+}
+
+} // namespace openhsa::gpu

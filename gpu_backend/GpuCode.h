@@ -1,0 +1,51 @@
+//===- gpu_backend/GpuCode.h - Code objects loaded on a GPU -----*- C++ -*-===//
+//
+// Loading a GPU code object hands its PTX to the driver, which compiles it
+// for the device (cuModuleLoadDataEx); each kernel's entry becomes a
+// GpuKernel that kernel descriptors point to.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OPENHSA_GPU_BACKEND_GPUCODE_H
+#define OPENHSA_GPU_BACKEND_GPUCODE_H
+
+#include "finalizer/CodeObject.h"
+#include "gpu_backend/CudaDriver.h"
+
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <memory>
+#include <string>
+
+namespace openhsa::gpu {
+
+class GpuAgent;
+
+/// What a dispatch of one kernel needs.
+struct GpuKernel {
+  CUfunction Function = nullptr;
+  uint32_t KernargParamBytes = 16; // finalizer/GpuKernelAbi.h
+};
+
+class GpuModule {
+public:
+  /// Compiles CO's PTX for A's device. The driver's log is in the error.
+  static llvm::Expected<std::unique_ptr<GpuModule>>
+  load(const GpuAgent &A, const finalizer::CodeObject &CO);
+  ~GpuModule();
+
+  /// The kernel whose entry is EntrySymbol, owned by the module.
+  llvm::Expected<const GpuKernel *> kernel(const std::string &EntrySymbol);
+  /// The device address of a variable the module defines.
+  llvm::Expected<void *> variable(const std::string &ObjectSymbol);
+
+private:
+  GpuModule(const GpuAgent &A, CUmodule M) : Agent(A), Module(M) {}
+  const GpuAgent &Agent;
+  CUmodule Module;
+  std::map<std::string, std::unique_ptr<GpuKernel>> Kernels;
+};
+
+} // namespace openhsa::gpu
+
+#endif

@@ -1,0 +1,351 @@
+//===- gpu_backend/GpuQueue.cpp - AQL queues serviced onto a stream -------===//
+#include "gpu_backend/GpuQueue.h"
+
+#include "cpu_agent/KernelDescriptor.h"
+#include "finalizer/GpuKernelAbi.h"
+#include "gpu_backend/GpuAgent.h"
+#include "gpu_backend/GpuCode.h"
+#include "runtime/core/Clock.h"
+#include "runtime/core/Log.h"
+#include "runtime/core/Signal.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace openhsa::gpu {
+
+namespace {
+/// How long the thread polls for packets and completions before sleeping.
+constexpr uint64_t IdleSpinNs = 50'000;
+
+uint16_t loadHeader(const void *Slot) {
+  return __atomic_load_n(static_cast<const uint16_t *>(Slot), __ATOMIC_ACQUIRE);
+}
+void storeHeader(void *Slot, uint16_t Header) {
+  __atomic_store_n(static_cast<uint16_t *>(Slot), Header, __ATOMIC_RELEASE);
+}
+unsigned field(uint16_t Header, unsigned Bit, unsigned Width) {
+  return (Header >> Bit) & ((1u << Width) - 1);
+}
+} // namespace
+
+std::unique_ptr<GpuQueueService> GpuQueueService::start(const GpuAgent &A,
+                                                        Queue &Q) {
+  if (!A.makeCurrent())
+    return nullptr;
+  CUstream S = nullptr;
+  if (A.driver().StreamCreate(&S, StreamNonBlocking) != CUDA_SUCCESS)
+    return nullptr;
+  std::unique_ptr<GpuQueueService> Service(new GpuQueueService(A, Q, S));
+  Q.doorbell().addWatcher(&Service->Wake);
+  Service->Thread = std::thread([P = Service.get()] { P->run(); });
+  return Service;
+}
+
+GpuQueueService::~GpuQueueService() {
+  if (Thread.joinable())
+    detach(Q);
+}
+
+void GpuQueueService::detach(Queue &) {
+  if (!Thread.joinable())
+    return;
+  Stopping.store(true, std::memory_order_release);
+  Wake.notify();
+  Thread.join();
+  Q.doorbell().removeWatcher(&Wake);
+}
+
+void GpuQueueService::unwatch() {
+  for (const Signal *S : Watched)
+    S->removeWatcher(&Wake);
+  Watched.clear();
+}
+
+CUevent GpuQueueService::takeEvent() {
+  if (!FreeEvents.empty()) {
+    CUevent E = FreeEvents.back();
+    FreeEvents.pop_back();
+    return E;
+  }
+  CUevent E = nullptr;
+  if (Agent.driver().EventCreate(&E, EventDisableTiming) != CUDA_SUCCESS)
+    return nullptr;
+  return E;
+}
+
+void GpuQueueService::complete(hsa_signal_t Completion, uint16_t Header) {
+  if (field(Header, HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE,
+            HSA_PACKET_HEADER_WIDTH_SCRELEASE_FENCE_SCOPE))
+    std::atomic_thread_fence(std::memory_order_release);
+  if (Completion.handle)
+    Signal::fromHandle(Completion)->fetchSub(1);
+}
+
+void GpuQueueService::run() {
+  Agent.makeCurrent();
+  uint64_t IdleSince = 0;
+  while (!Stopping.load(std::memory_order_acquire)) {
+    const uint32_t Epoch = Wake.epoch();
+    bool Progress = processPackets();
+    Progress |= retire(false);
+    if (Progress) {
+      IdleSince = 0;
+      continue;
+    }
+    const uint64_t Now = monotonicNanoseconds();
+    if (IdleSince == 0)
+      IdleSince = Now;
+    if (Now - IdleSince < IdleSpinNs) {
+      for (int I = 0; I < 16; ++I)
+        cpuRelax();
+      continue;
+    }
+    IdleSince = 0;
+    if (!Pending.empty()) {
+      retire(true); // Sleeps in the driver until the oldest launch ends.
+      continue;
+    }
+    Wake.sleep(Epoch, -1);
+  }
+  // Work still on the stream finishes before the queue goes away.
+  while (!Pending.empty())
+    retire(true);
+  unwatch();
+  for (CUevent E : FreeEvents)
+    Agent.driver().EventDestroy(E);
+  Agent.driver().StreamDestroy(Stream);
+}
+
+bool GpuQueueService::retire(bool Wait) {
+  bool Progress = false;
+  while (!Pending.empty()) {
+    InFlight &F = Pending.front();
+    CUresult R = Wait ? Agent.driver().EventSynchronize(F.Done)
+                      : Agent.driver().EventQuery(F.Done);
+    if (R == CUDA_ERROR_NOT_READY)
+      break;
+    if (R != CUDA_SUCCESS) {
+      // A fault on the device ends the queue, as on other GPU runtimes.
+      log::write(log::Level::Error, "a kernel failed on the GPU: %s",
+                 Agent.driver().errorText(R).c_str());
+      Q.reportError(HSA_STATUS_ERROR_EXCEPTION);
+    } else {
+      complete(F.Completion, F.Header);
+    }
+    FreeEvents.push_back(F.Done);
+    Pending.pop_front();
+    Progress = true;
+    Wait = false;
+  }
+  return Progress;
+}
+
+bool GpuQueueService::processPackets() {
+  bool Progress = false;
+  while (Q.isActive()) {
+    const uint64_t Index = Q.loadRead(std::memory_order_relaxed);
+    void *Slot = Q.slot(Index);
+    const uint16_t Header = loadHeader(Slot);
+    const unsigned Type =
+        field(Header, HSA_PACKET_HEADER_TYPE, HSA_PACKET_HEADER_WIDTH_TYPE);
+    if (Type == HSA_PACKET_TYPE_INVALID)
+      break;
+    Outcome O;
+    switch (Type) {
+    case HSA_PACKET_TYPE_KERNEL_DISPATCH:
+      // Stream order runs it after every earlier dispatch: the barrier bit
+      // needs nothing more.
+      O = launch(Index, Slot);
+      break;
+    case HSA_PACKET_TYPE_BARRIER_AND:
+    case HSA_PACKET_TYPE_BARRIER_OR:
+      if (field(Header, HSA_PACKET_HEADER_BARRIER,
+                HSA_PACKET_HEADER_WIDTH_BARRIER) &&
+          !Pending.empty())
+        return Progress; // Earlier packets complete first.
+      O = barrier(Slot, Type == HSA_PACKET_TYPE_BARRIER_AND);
+      break;
+    default: // Agent dispatch belongs to CPU agents; the rest is invalid.
+      Q.reportError(HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+      return true;
+    }
+    if (O == Outcome::Blocked)
+      break;
+    if (O == Outcome::Failed)
+      return true;
+    storeHeader(Slot,
+                uint16_t(HSA_PACKET_TYPE_INVALID << HSA_PACKET_HEADER_TYPE));
+    Q.storeRead(Index + 1, std::memory_order_release);
+    Progress = true;
+  }
+  return Progress;
+}
+
+GpuQueueService::Outcome GpuQueueService::barrier(const void *Slot,
+                                                  bool IsAnd) {
+  hsa_barrier_and_packet_t P; // Same layout as barrier-OR.
+  std::memcpy(&P, Slot, sizeof(P));
+  for (hsa_signal_t Dep : P.dep_signal)
+    if (Dep.handle && !liveSignals().contains(Signal::fromHandle(Dep))) {
+      Q.reportError(HSA_STATUS_ERROR_INVALID_SIGNAL);
+      return Outcome::Failed;
+    }
+  if (P.completion_signal.handle &&
+      !liveSignals().contains(Signal::fromHandle(P.completion_signal))) {
+    Q.reportError(HSA_STATUS_ERROR_INVALID_SIGNAL);
+    return Outcome::Failed;
+  }
+  bool Any = false, All = true, AnyDep = false;
+  for (hsa_signal_t Dep : P.dep_signal) {
+    if (!Dep.handle)
+      continue;
+    AnyDep = true;
+    const bool Done =
+        Signal::fromHandle(Dep)->load(std::memory_order_acquire) == 0;
+    Any |= Done;
+    All &= Done;
+  }
+  const bool Satisfied = IsAnd ? All : (Any || !AnyDep);
+  if (!Satisfied) {
+    if (Watched.empty())
+      for (hsa_signal_t Dep : P.dep_signal)
+        if (Dep.handle) {
+          Signal::fromHandle(Dep)->addWatcher(&Wake);
+          Watched.push_back(Signal::fromHandle(Dep));
+        }
+    return Outcome::Blocked;
+  }
+  unwatch();
+  std::atomic_thread_fence(std::memory_order_acquire);
+  complete(P.completion_signal, P.header);
+  return Outcome::Consumed;
+}
+
+GpuQueueService::Outcome GpuQueueService::launch(uint64_t Index,
+                                                 const void *Slot) {
+  hsa_kernel_dispatch_packet_t P;
+  std::memcpy(&P, Slot, sizeof(P));
+  auto Fail = [&](hsa_status_t Status) {
+    Q.reportError(Status);
+    return Outcome::Failed;
+  };
+  const unsigned Dims =
+      (P.setup >> HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS) &
+      ((1u << HSA_KERNEL_DISPATCH_PACKET_SETUP_WIDTH_DIMENSIONS) - 1);
+  if (Dims < 1 || Dims > 3)
+    return Fail(HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS);
+  const uint32_t Grid[3] = {P.grid_size_x, P.grid_size_y, P.grid_size_z};
+  const uint32_t Wg[3] = {P.workgroup_size_x, P.workgroup_size_y,
+                          P.workgroup_size_z};
+  bool Empty = false;
+  for (unsigned D = 0; D < Dims; ++D)
+    Empty |= Grid[D] == 0 || Wg[D] == 0;
+  const Isa &I = Agent.isa();
+  uint64_t WgItems = 1;
+  for (unsigned D = 0; D < 3 && !Empty; ++D) {
+    if (Grid[D] == 0 || Wg[D] == 0)
+      return Fail(HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+    if (D >= Dims && (Grid[D] != 1 || Wg[D] != 1))
+      return Fail(HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+    if (Wg[D] > I.WorkgroupMaxDim[D])
+      return Fail(HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+    // Blocks along Y and Z are limited by the device.
+    const uint64_t Groups = (uint64_t(Grid[D]) + Wg[D] - 1) / Wg[D];
+    if (Groups > Agent.info().MaxGridDim[D])
+      return Fail(HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+    WgItems *= Wg[D];
+  }
+  if (WgItems > I.WorkgroupMaxSize)
+    return Fail(HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+  if (!cpu::liveKernels().contains(
+          reinterpret_cast<const void *>(uintptr_t(P.kernel_object))))
+    return Fail(HSA_STATUS_ERROR_INVALID_CODE_OBJECT);
+  const auto *K = cpu::KernelDescriptor::fromKernelObject(P.kernel_object);
+  if (K->Owner != &Agent || !K->DeviceKernel)
+    return Fail(HSA_STATUS_ERROR_INVALID_CODE_OBJECT);
+  if (P.completion_signal.handle &&
+      !liveSignals().contains(Signal::fromHandle(P.completion_signal)))
+    return Fail(HSA_STATUS_ERROR_INVALID_SIGNAL);
+  if (Empty) {
+    std::atomic_thread_fence(std::memory_order_acquire);
+    // In order with the launches before it.
+    CUevent E = takeEvent();
+    if (!E || Agent.driver().EventRecord(E, Stream) != CUDA_SUCCESS)
+      return Fail(HSA_STATUS_ERROR_OUT_OF_RESOURCES);
+    Pending.push_back({E, P.completion_signal, P.header});
+    return Outcome::Consumed;
+  }
+  if (K->KernargSegmentSize != 0 && !P.kernarg_address)
+    return Fail(HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  if (K->HasConstraints) {
+    const cpu::DispatchConstraints &C = K->Constraints;
+    const uint64_t GridItems = uint64_t(Grid[0]) * Grid[1] * Grid[2];
+    bool Ok = (!C.RequiredDim || C.RequiredDim == Dims) &&
+              (!C.MaxFlatGridSize || GridItems <= C.MaxFlatGridSize) &&
+              (!C.MaxFlatWorkgroupSize || WgItems <= C.MaxFlatWorkgroupSize);
+    for (unsigned D = 0; D < 3; ++D) {
+      Ok &= !C.RequiredGridSize[D] || C.RequiredGridSize[D] == Grid[D];
+      Ok &= !C.RequiredWorkgroupSize[D] || C.RequiredWorkgroupSize[D] == Wg[D];
+      Ok &= !C.RequireNoPartialWorkgroups || Grid[D] % Wg[D] == 0;
+    }
+    if (!Ok)
+      return Fail(HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+  }
+  const uint64_t GroupBytes =
+      std::max<uint64_t>(P.group_segment_size, K->GroupSegmentSize);
+  if (GroupBytes > Agent.groupSegmentMax())
+    return Fail(HSA_STATUS_ERROR_INVALID_ALLOCATION);
+
+  std::atomic_thread_fence(std::memory_order_acquire);
+  const auto *G = static_cast<const GpuKernel *>(K->DeviceKernel);
+  GpuDispatchParams Params = {};
+  for (unsigned D = 0; D < 3; ++D) {
+    Params.GridSize[D] = Grid[D];
+    Params.WorkgroupSize[D] = Wg[D];
+  }
+  Params.Dimensions = Dims;
+  Params.PacketId = Index;
+  Params.CompletionSignal = P.completion_signal.handle;
+  Params.Queue = uint64_t(uintptr_t(Q.hsa()));
+  Params.GroupSegmentSize = uint32_t(GroupBytes);
+  Params.PrivateSegmentSize = K->PrivateSegmentSize;
+  // The driver copies the kernarg parameter's bytes at launch; a kernel
+  // without arguments still has a 16-byte parameter.
+  static const uint8_t NoArguments[16] = {};
+  void *Kernarg = K->KernargSegmentSize ? P.kernarg_address
+                                        : const_cast<uint8_t *>(NoArguments);
+  // Full work-groups, then the partial ones at the end of each dimension:
+  // each launch has blocks of one size, the current work-group size.
+  for (unsigned Mask = 0; Mask < 8; ++Mask) {
+    uint32_t Blocks[3], Threads[3];
+    bool Skip = false;
+    for (unsigned D = 0; D < 3; ++D) {
+      const uint32_t Full = Grid[D] / Wg[D], Rest = Grid[D] % Wg[D];
+      const bool Partial = Mask & (1u << D);
+      Blocks[D] = Partial ? 1 : Full;
+      Threads[D] = Partial ? Rest : Wg[D];
+      Params.GroupOffset[D] = Partial ? Full : 0;
+      Skip |= Blocks[D] == 0 || Threads[D] == 0;
+    }
+    if (Skip)
+      continue;
+    void *Args[] = {Kernarg, &Params};
+    if (CUresult R = Agent.driver().LaunchKernel(
+            G->Function, Blocks[0], Blocks[1], Blocks[2], Threads[0],
+            Threads[1], Threads[2], unsigned(GroupBytes), Stream, Args,
+            nullptr);
+        R != CUDA_SUCCESS) {
+      log::write(log::Level::Error, "cannot launch a kernel on the GPU: %s",
+                 Agent.driver().errorText(R).c_str());
+      return Fail(HSA_STATUS_ERROR_OUT_OF_RESOURCES);
+    }
+  }
+  CUevent E = takeEvent();
+  if (!E || Agent.driver().EventRecord(E, Stream) != CUDA_SUCCESS)
+    return Fail(HSA_STATUS_ERROR_OUT_OF_RESOURCES);
+  Pending.push_back({E, P.completion_signal, P.header});
+  return Outcome::Consumed;
+}
+
+} // namespace openhsa::gpu

@@ -1,0 +1,167 @@
+//===- tests/finalizer/GpuCodegenTest.cpp - PTX for GPU agents ------------===//
+//
+// Finalization for a GPU ISA ("openhsa:nvptx:sm_XY", finalizer/GpuTarget.h)
+// on any machine: the PTX's shape, and the clear errors for what GPU agents
+// do not run yet. Running the code needs a GPU (tests/gpu/).
+//
+//===----------------------------------------------------------------------===//
+#include "brig/BrigModule.h"
+#include "brig/Validator.h"
+#include "brig/asm/Assembler.h"
+#include "finalizer/Finalizer.h"
+#include "finalizer/GpuTarget.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+using namespace openhsa;
+
+namespace {
+
+llvm::Expected<finalizer::CodeObject> finalizeForGpu(const std::string &Src) {
+  auto Brig = brig::assembler::assembleHsail(Src);
+  if (!Brig)
+    return Brig.takeError();
+  static std::vector<std::vector<uint8_t>> Keep; // Modules point into it.
+  Keep.push_back(std::move(*Brig));
+  auto M = brig::loadValidatedModule(Keep.back(), "gpu.brig");
+  if (!M)
+    return M.takeError();
+  finalizer::FinalizeRequest R;
+  R.Modules.push_back(std::move(*M));
+  R.IsaName = finalizer::gpuIsaName(90);
+  return finalizer::finalize(R);
+}
+
+std::string ptxOf(const finalizer::CodeObject &CO) {
+  return std::string(CO.Object.begin(), CO.Object.end());
+}
+
+const char *Reduce = R"(
+module &m:1:0:$full:$large:$default;
+kernel &reduce(kernarg_u64 %in, kernarg_u64 %out)
+{
+	group_u32 %tile[256];
+	workitemid_u32 $s0, 0;
+	workitemabsid_u32 $s1, 0;
+	ld_kernarg_u64 $d0, [%in];
+	cvt_u64_u32 $d1, $s1;
+	shl_u64 $d1, $d1, 2;
+	add_u64 $d1, $d0, $d1;
+	ld_global_u32 $s2, [$d1];
+	shl_u32 $s3, $s0, 2;
+	st_group_u32 $s2, [%tile][$s3];
+	barrier;
+	mov_b32 $s4, 128;
+@loop:
+	cmp_lt_b1_u32 $c0, $s0, $s4;
+	cbr_b1 $c0, @add;
+	br @next;
+@add:
+	add_u32 $s5, $s0, $s4;
+	shl_u32 $s5, $s5, 2;
+	ld_group_u32 $s6, [%tile][$s5];
+	ld_group_u32 $s7, [%tile][$s3];
+	add_u32 $s7, $s7, $s6;
+	st_group_u32 $s7, [%tile][$s3];
+@next:
+	barrier;
+	shr_u32 $s4, $s4, 1;
+	cmp_ne_b1_u32 $c1, $s4, 0;
+	cbr_b1 $c1, @loop;
+	cmp_eq_b1_u32 $c2, $s0, 0;
+	cbr_b1 $c2, @store;
+	ret;
+@store:
+	ld_group_u32 $s8, [%tile];
+	workgroupid_u32 $s9, 0;
+	cvt_u64_u32 $d2, $s9;
+	shl_u64 $d2, $d2, 2;
+	ld_kernarg_u64 $d3, [%out];
+	add_u64 $d3, $d3, $d2;
+	st_global_u32 $s8, [$d3];
+	ret;
+};
+)";
+
+TEST(GpuCodegenTest, KernelBecomesAPtxEntryWithBarriersAndSharedMemory) {
+  auto CO = finalizeForGpu(Reduce);
+  ASSERT_TRUE(bool(CO)) << llvm::toString(CO.takeError());
+  EXPECT_TRUE(CO->isGpu());
+  ASSERT_EQ(CO->Kernels.size(), 1u);
+  EXPECT_EQ(CO->Kernels[0].EntrySymbol, "__openhsa_gpu_0");
+  EXPECT_EQ(CO->Kernels[0].GroupSegmentSize, 1024u);
+  const std::string Ptx = ptxOf(*CO);
+  EXPECT_NE(Ptx.find(".target sm_90"), std::string::npos) << Ptx;
+  EXPECT_NE(Ptx.find(".entry __openhsa_gpu_0"), std::string::npos) << Ptx;
+  EXPECT_NE(Ptx.find("bar.sync"), std::string::npos) << Ptx;
+  EXPECT_NE(Ptx.find(".shared"), std::string::npos) << Ptx;
+  EXPECT_NE(Ptx.find("%tid.x"), std::string::npos) << Ptx;
+  // The code object serializes and comes back as PTX.
+  auto Back = finalizer::CodeObject::deserialize(CO->serialize());
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_EQ(ptxOf(*Back), Ptx);
+}
+
+TEST(GpuCodegenTest, CrossLaneOperationsUseWarpVotesAndShuffles) {
+  auto CO = finalizeForGpu(R"(
+module &m:1:0:$full:$large:$default;
+kernel &k(kernarg_u64 %out)
+{
+	workitemabsid_u32 $s0, 0;
+	and_b32 $s1, $s0, 1;
+	cmp_ne_b1_u32 $c1, $s1, 0;
+	activelanecount_u32_b1 $s2, $c1;
+	activelaneid_u32 $s3;
+	activelanepermute_b32 $s4, $s0, 3, 7, 0;
+	mov_b32 $s5, WAVESIZE;
+	add_u32 $s2, $s2, $s3;
+	add_u32 $s2, $s2, $s4;
+	add_u32 $s2, $s2, $s5;
+	cvt_u64_u32 $d0, $s0;
+	shl_u64 $d0, $d0, 2;
+	ld_kernarg_u64 $d1, [%out];
+	add_u64 $d1, $d1, $d0;
+	st_global_u32 $s2, [$d1];
+};
+)");
+  ASSERT_TRUE(bool(CO)) << llvm::toString(CO.takeError());
+  const std::string Ptx = ptxOf(*CO);
+  EXPECT_NE(Ptx.find("vote.sync.ballot"), std::string::npos) << Ptx;
+  EXPECT_NE(Ptx.find("shfl.sync.idx"), std::string::npos) << Ptx;
+  EXPECT_NE(Ptx.find("popc"), std::string::npos) << Ptx;
+}
+
+TEST(GpuCodegenTest, WhatNeedsTheHostRuntimeIsRefusedByName) {
+  auto CO = finalizeForGpu(R"(
+module &m:1:0:$full:$large:$default;
+kernel &k(kernarg_u64 %out)
+{
+	clock_u64 $d0;
+	ld_kernarg_u64 $d1, [%out];
+	st_global_u64 $d0, [$d1];
+};
+)");
+  ASSERT_FALSE(bool(CO));
+  EXPECT_NE(llvm::toString(CO.takeError()).find("clock"), std::string::npos);
+}
+
+TEST(GpuCodegenTest, FbarriersAreRefusedByName) {
+  auto CO = finalizeForGpu(R"(
+module &m:1:0:$full:$large:$default;
+kernel &k()
+{
+	fbarrier %fb;
+	initfbar %fb;
+	joinfbar %fb;
+	waitfbar %fb;
+	leavefbar %fb;
+	releasefbar %fb;
+};
+)");
+  ASSERT_FALSE(bool(CO));
+  EXPECT_NE(llvm::toString(CO.takeError()).find("fbarrier"), std::string::npos);
+}
+
+} // namespace

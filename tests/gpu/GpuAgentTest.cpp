@@ -1,0 +1,588 @@
+//===- tests/gpu/GpuAgentTest.cpp - GPU agents through the C API ----------===//
+//
+// GPU agents (gpu_backend/) as an HSA program sees them: agent and region
+// queries, memory copies, HSAIL finalized for the GPU's ISA and dispatched
+// through AQL queues, barrier packets, errors. Without a CUDA driver or
+// device there is no GPU agent and every test reports itself skipped.
+//
+//===----------------------------------------------------------------------===//
+#include "../executable/ExecTestSupport.h"
+
+#include "hsa/hsa.h"
+#include "hsa/hsa_ext_finalize.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace openhsa::test;
+
+namespace {
+
+struct Found {
+  hsa_agent_t Gpu{0}, Cpu{0};
+  hsa_region_t Device{0}, Fine{0}, Kernarg{0}, Group{0};
+};
+
+hsa_status_t findAgents(hsa_agent_t A, void *Data) {
+  auto *F = static_cast<Found *>(Data);
+  hsa_device_type_t T;
+  hsa_agent_get_info(A, HSA_AGENT_INFO_DEVICE, &T);
+  uint32_t Features = 0;
+  hsa_agent_get_info(A, HSA_AGENT_INFO_FEATURE, &Features);
+  if (T == HSA_DEVICE_TYPE_GPU && !F->Gpu.handle)
+    F->Gpu = A;
+  if (T == HSA_DEVICE_TYPE_CPU && !F->Cpu.handle &&
+      (Features & HSA_AGENT_FEATURE_KERNEL_DISPATCH))
+    F->Cpu = A;
+  return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t findRegions(hsa_region_t R, void *Data) {
+  auto *F = static_cast<Found *>(Data);
+  hsa_region_segment_t Segment;
+  hsa_region_get_info(R, HSA_REGION_INFO_SEGMENT, &Segment);
+  if (Segment == HSA_REGION_SEGMENT_GROUP) {
+    F->Group = R;
+    return HSA_STATUS_SUCCESS;
+  }
+  uint32_t Flags = 0;
+  hsa_region_get_info(R, HSA_REGION_INFO_GLOBAL_FLAGS, &Flags);
+  if (Flags & HSA_REGION_GLOBAL_FLAG_KERNARG)
+    F->Kernarg = R;
+  else if (Flags & HSA_REGION_GLOBAL_FLAG_COARSE_GRAINED)
+    F->Device = R;
+  else if (Flags & HSA_REGION_GLOBAL_FLAG_FINE_GRAINED)
+    F->Fine = R;
+  return HSA_STATUS_SUCCESS;
+}
+
+std::atomic<hsa_status_t> LastQueueError{HSA_STATUS_SUCCESS};
+void onQueueError(hsa_status_t S, hsa_queue_t *, void *) { LastQueueError = S; }
+
+class GpuAgentTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_EQ(hsa_init(), HSA_STATUS_SUCCESS);
+    Initialized = true;
+    hsa_iterate_agents(findAgents, &F);
+    if (!F.Gpu.handle)
+      GTEST_SKIP() << "no GPU agent (no CUDA driver or no device)";
+    hsa_agent_iterate_regions(F.Gpu, findRegions, &F);
+    hsa_agent_get_info(F.Gpu, HSA_AGENT_INFO_ISA, &Isa);
+    hsa_agent_get_info(F.Gpu, HSA_AGENT_INFO_PROFILE, &Profile);
+    LastQueueError = HSA_STATUS_SUCCESS;
+    ASSERT_EQ(hsa_queue_create(F.Gpu, 1024, HSA_QUEUE_TYPE_MULTI, onQueueError,
+                               nullptr, UINT32_MAX, UINT32_MAX, &Queue),
+              HSA_STATUS_SUCCESS);
+  }
+  void TearDown() override {
+    for (hsa_executable_t E : Executables)
+      hsa_executable_destroy(E);
+    if (Queue)
+      hsa_queue_destroy(Queue);
+    if (Initialized)
+      hsa_shut_down();
+  }
+
+  std::string header() const {
+    return moduleHeader("m", Profile == HSA_PROFILE_FULL ? "$full" : "$base");
+  }
+
+  /// Finalizes Text (after the module header) for Agent and returns the
+  /// kernel object of &Kernel, with its kernarg size.
+  uint64_t load(const std::string &Text, const char *Kernel,
+                hsa_agent_t Agent = {0}) {
+    if (!Agent.handle)
+      Agent = F.Gpu;
+    hsa_isa_t AgentIsa;
+    hsa_agent_get_info(Agent, HSA_AGENT_INFO_ISA, &AgentIsa);
+    BrigBlob Blob = assemble(header() + Text);
+    if (Blob.empty())
+      return 0;
+    hsa_ext_program_t P;
+    EXPECT_EQ(hsa_ext_program_create(HSA_MACHINE_MODEL_LARGE, Profile,
+                                     HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT,
+                                     nullptr, &P),
+              HSA_STATUS_SUCCESS);
+    EXPECT_EQ(hsa_ext_program_add_module(P, Blob.module()), HSA_STATUS_SUCCESS);
+    hsa_code_object_t CO{0};
+    hsa_status_t S = hsa_ext_program_finalize(
+        P, AgentIsa, 0, noDirectives(), "", HSA_CODE_OBJECT_TYPE_PROGRAM, &CO);
+    hsa_ext_program_destroy(P);
+    EXPECT_EQ(S, HSA_STATUS_SUCCESS) << "finalization failed";
+    if (S != HSA_STATUS_SUCCESS)
+      return 0;
+    hsa_executable_t E;
+    EXPECT_EQ(
+        hsa_executable_create(Profile, HSA_EXECUTABLE_STATE_UNFROZEN, "", &E),
+        HSA_STATUS_SUCCESS);
+    Executables.push_back(E);
+    EXPECT_EQ(hsa_executable_load_code_object(E, Agent, CO, ""),
+              HSA_STATUS_SUCCESS);
+    hsa_code_object_destroy(CO);
+    EXPECT_EQ(hsa_executable_freeze(E, ""), HSA_STATUS_SUCCESS);
+    hsa_executable_symbol_t Sym;
+    EXPECT_EQ(hsa_executable_get_symbol(E, nullptr, Kernel, Agent, 0, &Sym),
+              HSA_STATUS_SUCCESS);
+    uint64_t Object = 0;
+    hsa_executable_symbol_get_info(
+        Sym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, &Object);
+    return Object;
+  }
+
+  void *allocate(hsa_region_t R, size_t Bytes) {
+    void *P = nullptr;
+    EXPECT_EQ(hsa_memory_allocate(R, Bytes, &P), HSA_STATUS_SUCCESS);
+    return P;
+  }
+
+  /// Writes a dispatch packet (without publishing it) and returns its slot.
+  hsa_kernel_dispatch_packet_t *
+  writeDispatch(hsa_queue_t *Q, uint64_t Object, const void *Args,
+                size_t ArgBytes, unsigned Dims, const uint32_t (&Grid)[3],
+                const uint16_t (&Wg)[3], hsa_signal_t Done, uint32_t GroupBytes,
+                uint64_t &Index) {
+    void *Kernarg = nullptr;
+    if (ArgBytes) {
+      Kernarg = allocate(F.Kernarg, ArgBytes);
+      std::memcpy(Kernarg, Args, ArgBytes);
+    }
+    Index = hsa_queue_add_write_index_relaxed(Q, 1);
+    auto *P = static_cast<hsa_kernel_dispatch_packet_t *>(Q->base_address) +
+              (Index & (Q->size - 1));
+    std::memset(reinterpret_cast<uint8_t *>(P) + 4, 0, sizeof(*P) - 4);
+    P->setup = uint16_t(Dims << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS);
+    P->workgroup_size_x = Wg[0];
+    P->workgroup_size_y = Wg[1];
+    P->workgroup_size_z = Wg[2];
+    P->grid_size_x = Grid[0];
+    P->grid_size_y = Grid[1];
+    P->grid_size_z = Grid[2];
+    P->group_segment_size = GroupBytes;
+    P->kernel_object = Object;
+    P->kernarg_address = Kernarg;
+    P->completion_signal = Done;
+    return P;
+  }
+  static void publish(hsa_queue_t *Q, void *Packet, uint16_t Type,
+                      uint64_t Index, bool Barrier = false) {
+    uint16_t Header = uint16_t(Type << HSA_PACKET_HEADER_TYPE) |
+                      uint16_t(Barrier << HSA_PACKET_HEADER_BARRIER) |
+                      uint16_t(HSA_FENCE_SCOPE_SYSTEM
+                               << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+                      uint16_t(HSA_FENCE_SCOPE_SYSTEM
+                               << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
+    __atomic_store_n(static_cast<uint16_t *>(Packet), Header, __ATOMIC_RELEASE);
+    hsa_signal_store_screlease(Q->doorbell_signal, int64_t(Index));
+  }
+
+  /// Dispatches and waits up to 20 s; false on timeout.
+  bool run(uint64_t Object, const void *Args, size_t ArgBytes, unsigned Dims,
+           const uint32_t (&Grid)[3], const uint16_t (&Wg)[3],
+           uint32_t GroupBytes = 0, hsa_queue_t *Q = nullptr) {
+    if (!Q)
+      Q = Queue;
+    hsa_signal_t Done;
+    hsa_signal_create(1, 0, nullptr, &Done);
+    uint64_t Index;
+    auto *P = writeDispatch(Q, Object, Args, ArgBytes, Dims, Grid, Wg, Done,
+                            GroupBytes, Index);
+    publish(Q, P, HSA_PACKET_TYPE_KERNEL_DISPATCH, Index);
+    const int64_t V =
+        hsa_signal_wait_scacquire(Done, HSA_SIGNAL_CONDITION_EQ, 0,
+                                  20ull * 400'000'000, HSA_WAIT_STATE_BLOCKED);
+    hsa_signal_destroy(Done);
+    return V == 0;
+  }
+
+  bool Initialized = false;
+  Found F;
+  hsa_isa_t Isa{0};
+  hsa_profile_t Profile = HSA_PROFILE_BASE;
+  hsa_queue_t *Queue = nullptr;
+  std::vector<hsa_executable_t> Executables;
+};
+
+TEST_F(GpuAgentTest, AgentAnswersItsAttributes) {
+  char Vendor[64], Name[64];
+  ASSERT_EQ(hsa_agent_get_info(F.Gpu, HSA_AGENT_INFO_VENDOR_NAME, Vendor),
+            HSA_STATUS_SUCCESS);
+  EXPECT_STREQ(Vendor, "NVIDIA");
+  ASSERT_EQ(hsa_agent_get_info(F.Gpu, HSA_AGENT_INFO_NAME, Name),
+            HSA_STATUS_SUCCESS);
+  EXPECT_EQ(std::string(Name).rfind("sm_", 0), 0u) << Name;
+  uint32_t Wave = 0, Features = 0, WgMax = 0;
+  hsa_agent_get_info(F.Gpu, HSA_AGENT_INFO_WAVEFRONT_SIZE, &Wave);
+  hsa_agent_get_info(F.Gpu, HSA_AGENT_INFO_FEATURE, &Features);
+  hsa_agent_get_info(F.Gpu, HSA_AGENT_INFO_WORKGROUP_MAX_SIZE, &WgMax);
+  EXPECT_EQ(Wave, 32u);
+  EXPECT_EQ(Features, uint32_t(HSA_AGENT_FEATURE_KERNEL_DISPATCH));
+  EXPECT_GE(WgMax, 256u);
+  uint32_t Length = 0;
+  hsa_isa_get_info_alt(Isa, HSA_ISA_INFO_NAME_LENGTH, &Length);
+  std::string IsaName(Length, '\0');
+  hsa_isa_get_info_alt(Isa, HSA_ISA_INFO_NAME, IsaName.data());
+  EXPECT_EQ(IsaName.rfind("openhsa:nvptx:sm_", 0), 0u) << IsaName;
+  EXPECT_NE(F.Device.handle, 0u);
+  EXPECT_NE(F.Fine.handle, 0u);
+  EXPECT_NE(F.Kernarg.handle, 0u);
+  EXPECT_NE(F.Group.handle, 0u);
+  size_t GroupSize = 0;
+  hsa_region_get_info(F.Group, HSA_REGION_INFO_SIZE, &GroupSize);
+  EXPECT_GE(GroupSize, 48u * 1024);
+}
+
+TEST_F(GpuAgentTest, DeviceMemoryRoundTripsThroughMemoryCopy) {
+  constexpr size_t N = 1 << 20;
+  std::vector<uint32_t> In(N), Out(N, 0);
+  std::iota(In.begin(), In.end(), 7u);
+  void *Device = allocate(F.Device, N * 4);
+  ASSERT_NE(Device, nullptr);
+  ASSERT_EQ(hsa_memory_copy(Device, In.data(), N * 4), HSA_STATUS_SUCCESS);
+  ASSERT_EQ(hsa_memory_copy(Out.data(), Device, N * 4), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(In, Out);
+  EXPECT_EQ(hsa_memory_free(Device), HSA_STATUS_SUCCESS);
+}
+
+const char *VectorAdd = R"(
+kernel &vadd(kernarg_u64 %a, kernarg_u64 %b, kernarg_u64 %c, kernarg_u32 %n)
+{
+	workitemabsid_u32 $s0, 0;
+	ld_kernarg_u32 $s9, [%n];
+	cmp_ge_b1_u32 $c0, $s0, $s9;
+	cbr_b1 $c0, @done;
+	cvt_u64_u32 $d0, $s0;
+	shl_u64 $d0, $d0, 2;
+	ld_kernarg_u64 $d1, [%a];
+	ld_kernarg_u64 $d2, [%b];
+	ld_kernarg_u64 $d3, [%c];
+	add_u64 $d1, $d1, $d0;
+	add_u64 $d2, $d2, $d0;
+	add_u64 $d3, $d3, $d0;
+	ld_global_f32 $s1, [$d1];
+	ld_global_f32 $s2, [$d2];
+	add_ftz_f32 $s3, $s1, $s2;
+	st_global_f32 $s3, [$d3];
+@done:
+	ret;
+};
+)";
+
+struct VaddArgs {
+  void *A, *B, *C;
+  uint32_t N;
+};
+
+TEST_F(GpuAgentTest, VectorAddRunsWithAPartialWorkGroup) {
+  const uint64_t K = load(VectorAdd, "&vadd");
+  ASSERT_NE(K, 0u);
+  constexpr uint32_t N = 100'003;
+  auto *A = static_cast<float *>(allocate(F.Fine, N * 4));
+  auto *B = static_cast<float *>(allocate(F.Fine, N * 4));
+  auto *C = static_cast<float *>(allocate(F.Fine, N * 4));
+  for (uint32_t I = 0; I < N; ++I) {
+    A[I] = float(I);
+    B[I] = float(2 * I) + 0.5f;
+    C[I] = -1;
+  }
+  VaddArgs Args{A, B, C, N};
+  ASSERT_TRUE(run(K, &Args, sizeof(Args), 1, {N, 1, 1}, {256, 1, 1}));
+  EXPECT_EQ(LastQueueError.load(), HSA_STATUS_SUCCESS);
+  for (uint32_t I = 0; I < N; ++I)
+    ASSERT_EQ(C[I], A[I] + B[I]) << "at " << I;
+}
+
+TEST_F(GpuAgentTest, DeviceMemoryBuffersAndCopiesAroundADispatch) {
+  const uint64_t K = load(VectorAdd, "&vadd");
+  ASSERT_NE(K, 0u);
+  constexpr uint32_t N = 4096;
+  std::vector<float> A(N), B(N), C(N);
+  for (uint32_t I = 0; I < N; ++I) {
+    A[I] = float(I) * 0.25f;
+    B[I] = 1.0f;
+  }
+  void *DA = allocate(F.Device, N * 4), *DB = allocate(F.Device, N * 4),
+       *DC = allocate(F.Device, N * 4);
+  ASSERT_EQ(hsa_memory_copy(DA, A.data(), N * 4), HSA_STATUS_SUCCESS);
+  ASSERT_EQ(hsa_memory_copy(DB, B.data(), N * 4), HSA_STATUS_SUCCESS);
+  VaddArgs Args{DA, DB, DC, N};
+  ASSERT_TRUE(run(K, &Args, sizeof(Args), 1, {N, 1, 1}, {128, 1, 1}));
+  ASSERT_EQ(hsa_memory_copy(C.data(), DC, N * 4), HSA_STATUS_SUCCESS);
+  for (uint32_t I = 0; I < N; ++I)
+    ASSERT_EQ(C[I], A[I] + 1.0f) << "at " << I;
+}
+
+TEST_F(GpuAgentTest, GroupMemoryAndBarriersInALoopReduce) {
+  const uint64_t K = load(R"(
+kernel &reduce(kernarg_u64 %in, kernarg_u64 %out)
+{
+	group_u32 %tile[256];
+	workitemid_u32 $s0, 0;
+	workitemabsid_u32 $s1, 0;
+	ld_kernarg_u64 $d0, [%in];
+	cvt_u64_u32 $d1, $s1;
+	shl_u64 $d1, $d1, 2;
+	add_u64 $d1, $d0, $d1;
+	ld_global_u32 $s2, [$d1];
+	shl_u32 $s3, $s0, 2;
+	st_group_u32 $s2, [%tile][$s3];
+	barrier;
+	mov_b32 $s4, 128;
+@loop:
+	cmp_lt_b1_u32 $c0, $s0, $s4;
+	cbr_b1 $c0, @add;
+	br @next;
+@add:
+	add_u32 $s5, $s0, $s4;
+	shl_u32 $s5, $s5, 2;
+	ld_group_u32 $s6, [%tile][$s5];
+	ld_group_u32 $s7, [%tile][$s3];
+	add_u32 $s7, $s7, $s6;
+	st_group_u32 $s7, [%tile][$s3];
+@next:
+	barrier;
+	shr_u32 $s4, $s4, 1;
+	cmp_ne_b1_u32 $c1, $s4, 0;
+	cbr_b1 $c1, @loop;
+	cmp_eq_b1_u32 $c2, $s0, 0;
+	cbr_b1 $c2, @store;
+	ret;
+@store:
+	ld_group_u32 $s8, [%tile];
+	workgroupid_u32 $s9, 0;
+	cvt_u64_u32 $d2, $s9;
+	shl_u64 $d2, $d2, 2;
+	ld_kernarg_u64 $d3, [%out];
+	add_u64 $d3, $d3, $d2;
+	st_global_u32 $s8, [$d3];
+	ret;
+};
+)",
+                          "&reduce");
+  ASSERT_NE(K, 0u);
+  constexpr uint32_t Groups = 512, N = Groups * 256;
+  auto *In = static_cast<uint32_t *>(allocate(F.Fine, N * 4));
+  auto *Out = static_cast<uint32_t *>(allocate(F.Fine, Groups * 4));
+  for (uint32_t I = 0; I < N; ++I)
+    In[I] = I % 1000;
+  struct {
+    void *In, *Out;
+  } Args{In, Out};
+  ASSERT_TRUE(run(K, &Args, sizeof(Args), 1, {N, 1, 1}, {256, 1, 1}));
+  for (uint32_t G = 0; G < Groups; ++G) {
+    uint32_t Sum = 0;
+    for (uint32_t I = 0; I < 256; ++I)
+      Sum += In[G * 256 + I];
+    ASSERT_EQ(Out[G], Sum) << "group " << G;
+  }
+}
+
+TEST_F(GpuAgentTest, TwoDimensionalGridWithPartialGroupsSeesExactIds) {
+  // Each work-item records its absolute id, group id and the size of its
+  // (possibly partial) work-group (PRM 11.1).
+  const uint64_t K = load(R"(
+kernel &ids(kernarg_u64 %out)
+{
+	workitemabsid_u32 $s0, 0;
+	workitemabsid_u32 $s1, 1;
+	gridsize_u32 $s2, 0;
+	mad_u32 $s3, $s1, $s2, $s0;
+	cvt_u64_u32 $d0, $s3;
+	shl_u64 $d0, $d0, 4;
+	ld_kernarg_u64 $d1, [%out];
+	add_u64 $d1, $d1, $d0;
+	workgroupid_u32 $s4, 0;
+	workgroupid_u32 $s5, 1;
+	shl_u32 $s5, $s5, 16;
+	or_b32 $s4, $s4, $s5;
+	currentworkgroupsize_u32 $s6, 0;
+	currentworkgroupsize_u32 $s7, 1;
+	shl_u32 $s7, $s7, 16;
+	or_b32 $s6, $s6, $s7;
+	workitemflatabsid_u32 $s8;
+	st_global_u32 $s3, [$d1];
+	st_global_u32 $s4, [$d1+4];
+	st_global_u32 $s6, [$d1+8];
+	st_global_u32 $s8, [$d1+12];
+};
+)",
+                          "&ids");
+  ASSERT_NE(K, 0u);
+  constexpr uint32_t W = 37, H = 19;
+  auto *Out = static_cast<uint32_t *>(allocate(F.Fine, W * H * 16));
+  std::memset(Out, 0xff, W * H * 16);
+  void *Args = Out;
+  ASSERT_TRUE(run(K, &Args, sizeof(Args), 2, {W, H, 1}, {8, 4, 1}));
+  for (uint32_t Y = 0; Y < H; ++Y)
+    for (uint32_t X = 0; X < W; ++X) {
+      const uint32_t *R = Out + (Y * W + X) * 4;
+      const uint32_t Cw = (X / 8 == W / 8) ? W % 8 : 8;
+      const uint32_t Ch = (Y / 4 == H / 4) ? H % 4 : 4;
+      ASSERT_EQ(R[0], Y * W + X);
+      ASSERT_EQ(R[1], (X / 8) | ((Y / 4) << 16)) << X << "," << Y;
+      ASSERT_EQ(R[2], Cw | (Ch << 16)) << X << "," << Y;
+      ASSERT_EQ(R[3], Y * W + X);
+    }
+}
+
+TEST_F(GpuAgentTest, CrossLaneOperationsSpanTheWarp) {
+  // Odd work-items are active in the branch; each records activelanecount,
+  // activelaneid, the permute from lane 3 and WAVESIZE (PRM 9.4).
+  const uint64_t K = load(R"(
+kernel &lanes(kernarg_u64 %out)
+{
+	workitemabsid_u32 $s0, 0;
+	cvt_u64_u32 $d0, $s0;
+	shl_u64 $d0, $d0, 4;
+	ld_kernarg_u64 $d1, [%out];
+	add_u64 $d1, $d1, $d0;
+	and_b32 $s1, $s0, 1;
+	cmp_eq_b1_u32 $c0, $s1, 0;
+	cbr_b1 $c0, @skip;
+	and_b32 $s2, $s0, 2;
+	cmp_ne_b1_u32 $c1, $s2, 0;
+	activelanecount_u32_b1 $s3, $c1;
+	activelaneid_u32 $s4;
+	activelanepermute_b32 $s5, $s0, 3, 9999, 0;
+	mov_b32 $s6, WAVESIZE;
+	st_global_u32 $s3, [$d1];
+	st_global_u32 $s4, [$d1+4];
+	st_global_u32 $s5, [$d1+8];
+	st_global_u32 $s6, [$d1+12];
+@skip:
+	ret;
+};
+)",
+                          "&lanes");
+  ASSERT_NE(K, 0u);
+  constexpr uint32_t N = 128;
+  auto *Out = static_cast<uint32_t *>(allocate(F.Fine, N * 16));
+  std::memset(Out, 0, N * 16);
+  void *Args = Out;
+  ASSERT_TRUE(run(K, &Args, sizeof(Args), 1, {N, 1, 1}, {64, 1, 1}));
+  for (uint32_t I = 1; I < N; I += 2) {
+    const uint32_t *R = Out + I * 4;
+    // 16 odd lanes per warp; those with bit 1 set: 8.
+    EXPECT_EQ(R[0], 8u) << I;
+    EXPECT_EQ(R[1], (I % 32) / 2) << I;
+    EXPECT_EQ(R[2], I / 32 * 32 + 3) << I; // Lane 3 is odd: active.
+    EXPECT_EQ(R[3], 32u) << I;
+  }
+}
+
+TEST_F(GpuAgentTest, BarrierAndWaitsForASignalTheHostSetsLater) {
+  const uint64_t K = load(VectorAdd, "&vadd");
+  ASSERT_NE(K, 0u);
+  constexpr uint32_t N = 64;
+  auto *A = static_cast<float *>(allocate(F.Fine, N * 4));
+  auto *C = static_cast<float *>(allocate(F.Fine, N * 4));
+  for (uint32_t I = 0; I < N; ++I) {
+    A[I] = 1;
+    C[I] = 0;
+  }
+  hsa_signal_t Dep, BarrierDone, Done;
+  hsa_signal_create(1, 0, nullptr, &Dep);
+  hsa_signal_create(1, 0, nullptr, &BarrierDone);
+  hsa_signal_create(1, 0, nullptr, &Done);
+  uint64_t Index = hsa_queue_add_write_index_relaxed(Queue, 1);
+  auto *B = static_cast<hsa_barrier_and_packet_t *>(Queue->base_address) +
+            (Index & (Queue->size - 1));
+  std::memset(reinterpret_cast<uint8_t *>(B) + 4, 0, sizeof(*B) - 4);
+  B->dep_signal[2] = Dep;
+  B->completion_signal = BarrierDone;
+  publish(Queue, B, HSA_PACKET_TYPE_BARRIER_AND, Index);
+  VaddArgs Args{A, A, C, N};
+  uint64_t KIndex;
+  auto *P = writeDispatch(Queue, K, &Args, sizeof(Args), 1, {N, 1, 1},
+                          {64, 1, 1}, Done, 0, KIndex);
+  publish(Queue, P, HSA_PACKET_TYPE_KERNEL_DISPATCH, KIndex);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(hsa_signal_load_scacquire(BarrierDone), 1);
+  EXPECT_EQ(hsa_signal_load_scacquire(Done), 1);
+  EXPECT_EQ(C[0], 0.0f) << "the kernel ran before its barrier was satisfied";
+  hsa_signal_store_screlease(Dep, 0);
+  EXPECT_EQ(hsa_signal_wait_scacquire(Done, HSA_SIGNAL_CONDITION_EQ, 0,
+                                      20ull * 400'000'000,
+                                      HSA_WAIT_STATE_BLOCKED),
+            0);
+  EXPECT_EQ(hsa_signal_load_scacquire(BarrierDone), 0);
+  EXPECT_EQ(C[N - 1], 2.0f);
+  hsa_signal_destroy(Dep);
+  hsa_signal_destroy(BarrierDone);
+  hsa_signal_destroy(Done);
+}
+
+TEST_F(GpuAgentTest, ACpuKernelObjectOnAGpuQueueIsRefused) {
+  ASSERT_NE(F.Cpu.handle, 0u);
+  const uint64_t K = load(VectorAdd, "&vadd", F.Cpu);
+  ASSERT_NE(K, 0u);
+  VaddArgs Args{nullptr, nullptr, nullptr, 0};
+  hsa_signal_t Done;
+  hsa_signal_create(1, 0, nullptr, &Done);
+  uint64_t Index;
+  auto *P = writeDispatch(Queue, K, &Args, sizeof(Args), 1, {64, 1, 1},
+                          {64, 1, 1}, Done, 0, Index);
+  publish(Queue, P, HSA_PACKET_TYPE_KERNEL_DISPATCH, Index);
+  for (int I = 0; I < 2000 && LastQueueError == HSA_STATUS_SUCCESS; ++I)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(LastQueueError.load(), HSA_STATUS_ERROR_INVALID_CODE_OBJECT);
+  hsa_signal_destroy(Done);
+}
+
+TEST_F(GpuAgentTest, AFaultingKernelEndsItsQueueOnly) {
+  const uint64_t K = load(R"(
+kernel &bad(kernarg_u64 %p)
+{
+	ld_kernarg_u64 $d0, [%p];
+	ld_global_u32 $s0, [$d0];
+	st_global_u32 $s0, [$d0+4];
+};
+)",
+                          "&bad");
+  ASSERT_NE(K, 0u);
+  void *Args = reinterpret_cast<void *>(uintptr_t(0x10));
+  hsa_signal_t Done;
+  hsa_signal_create(1, 0, nullptr, &Done);
+  uint64_t Index;
+  auto *P = writeDispatch(Queue, K, &Args, sizeof(Args), 1, {32, 1, 1},
+                          {32, 1, 1}, Done, 0, Index);
+  publish(Queue, P, HSA_PACKET_TYPE_KERNEL_DISPATCH, Index);
+  for (int I = 0; I < 10000 && LastQueueError == HSA_STATUS_SUCCESS; ++I)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(LastQueueError.load(), HSA_STATUS_ERROR_EXCEPTION);
+  hsa_signal_destroy(Done);
+}
+
+TEST_F(GpuAgentTest, CpuThenGpuOnTheSameBuffers) {
+  ASSERT_NE(F.Cpu.handle, 0u);
+  const uint64_t OnCpu = load(VectorAdd, "&vadd", F.Cpu);
+  const uint64_t OnGpu = load(VectorAdd, "&vadd");
+  ASSERT_NE(OnCpu, 0u);
+  ASSERT_NE(OnGpu, 0u);
+  hsa_queue_t *CpuQueue = nullptr;
+  ASSERT_EQ(hsa_queue_create(F.Cpu, 64, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr,
+                             UINT32_MAX, UINT32_MAX, &CpuQueue),
+            HSA_STATUS_SUCCESS);
+  constexpr uint32_t N = 10'000;
+  auto *A = static_cast<float *>(allocate(F.Fine, N * 4));
+  auto *B = static_cast<float *>(allocate(F.Fine, N * 4));
+  for (uint32_t I = 0; I < N; ++I)
+    A[I] = float(I);
+  VaddArgs First{A, A, B, N}; // B = 2A on the CPU
+  ASSERT_TRUE(
+      run(OnCpu, &First, sizeof(First), 1, {N, 1, 1}, {64, 1, 1}, 0, CpuQueue));
+  VaddArgs Second{B, A, B, N}; // B = 3A on the GPU
+  ASSERT_TRUE(run(OnGpu, &Second, sizeof(Second), 1, {N, 1, 1}, {64, 1, 1}));
+  for (uint32_t I = 0; I < N; ++I)
+    ASSERT_EQ(B[I], 3.0f * float(I)) << I;
+  hsa_queue_destroy(CpuQueue);
+}
+
+} // namespace
