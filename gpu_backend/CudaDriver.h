@@ -76,6 +76,7 @@ struct CudaDriver {
   CUresult (*DeviceTotalMem)(size_t *, CUdevice);
   CUresult (*DevicePrimaryCtxRetain)(CUcontext *, CUdevice);
   CUresult (*DevicePrimaryCtxRelease)(CUdevice);
+  CUresult (*DevicePrimaryCtxReset)(CUdevice);
   CUresult (*CtxSetCurrent)(CUcontext);
   CUresult (*MemAlloc)(CUdeviceptr *, size_t);
   CUresult (*MemFree)(CUdeviceptr);

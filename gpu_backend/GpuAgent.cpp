@@ -124,7 +124,14 @@ GpuAgent::discover(const Topology &Topo, unsigned FirstOrdinal) {
       continue;
     }
     CUcontext Ctx = nullptr;
-    if (CUresult R = D->DevicePrimaryCtxRetain(&Ctx, Dev); R != CUDA_SUCCESS) {
+    CUresult R = D->DevicePrimaryCtxRetain(&Ctx, Dev);
+    if (R != CUDA_SUCCESS) {
+      // A kernel that faulted leaves the context in an error state until
+      // it is reset (CUDA's errors are sticky): a new hsa_init starts over.
+      D->DevicePrimaryCtxReset(Dev);
+      R = D->DevicePrimaryCtxRetain(&Ctx, Dev);
+    }
+    if (R != CUDA_SUCCESS) {
       log::write(log::Level::Info, "GPU %d (%s) is not used: %s", I, Name,
                  D->errorText(R).c_str());
       continue;

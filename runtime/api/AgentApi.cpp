@@ -9,12 +9,11 @@ using namespace openhsa;
 
 namespace {
 
-/// The single wavefront kind of every CPU ISA (wavefront size 1 until the
-/// finalizer vectorizes wavefronts).
+/// The single wavefront kind of an ISA: size 1 on CPU ISAs (until the
+/// finalizer vectorizes wavefronts), 32 on GPU ISAs.
 const Wavefront &wavefrontOf(const Isa &I) {
-  static const Wavefront W{1};
-  (void)I;
-  return W;
+  static const Wavefront One{1}, Warp{32};
+  return I.WavefrontSize == 32 ? Warp : One;
 }
 
 bool validProfile(const hsa_profile_t &P) {

@@ -1,0 +1,372 @@
+//===- benchmarks/GpuBenchmarks.cpp - HSAIL on GPU agents vs CUDA twins ---===//
+//
+// Issue 11: the benchmark kernels (kernels/*.hsail) finalized for the GPU
+// agent and dispatched through AQL, against CUDA C++ twins (cuda/twins.cu)
+// that nvcc compiled to PTX on the GPU machine, launched with the driver
+// API in the same process: each iteration is one dispatch (packet ->
+// completion signal) or one cuLaunchKernel + cuStreamSynchronize.
+// Buffers live in device memory. OPENHSA_BENCH_CUDA_TWINS names the twins'
+// PTX; without it (or without a GPU agent) the benchmarks are skipped.
+//
+//===----------------------------------------------------------------------===//
+#include "brig/asm/Assembler.h"
+#include "hsa/hsa.h"
+#include "hsa/hsa_ext_finalize.h"
+
+#include <benchmark/benchmark.h>
+#include <dlfcn.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace {
+
+void check(hsa_status_t S, const char *What) {
+  if (S != HSA_STATUS_SUCCESS) {
+    std::fprintf(stderr, "%s failed: 0x%x\n", What, unsigned(S));
+    std::abort();
+  }
+}
+
+std::string readFile(const std::string &Path) {
+  std::ifstream In(Path);
+  return {std::istreambuf_iterator<char>(In), std::istreambuf_iterator<char>()};
+}
+
+/// The few driver entry points the twins need (same types as
+/// gpu_backend/CudaDriver.h).
+struct Cuda {
+  using CUfunction = void *;
+  int (*DeviceGet)(int *, int);
+  int (*PrimaryCtxRetain)(void **, int);
+  int (*CtxSetCurrent)(void *);
+  int (*ModuleLoadData)(void **, const void *);
+  int (*ModuleGetFunction)(CUfunction *, void *, const char *);
+  int (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                      unsigned, unsigned, unsigned, void *, void **, void **);
+  int (*StreamCreate)(void **, unsigned);
+  int (*StreamSynchronize)(void *);
+  void *Module = nullptr, *Stream = nullptr;
+
+  bool load(const std::string &Ptx) {
+    void *L = dlopen("libcuda.so.1", RTLD_NOW);
+    if (!L)
+      return false;
+    auto Get = [&](auto &Fn, const char *Name) {
+      Fn = reinterpret_cast<std::remove_reference_t<decltype(Fn)>>(
+          dlsym(L, Name));
+      return Fn != nullptr;
+    };
+    if (!Get(DeviceGet, "cuDeviceGet") ||
+        !Get(PrimaryCtxRetain, "cuDevicePrimaryCtxRetain") ||
+        !Get(CtxSetCurrent, "cuCtxSetCurrent") ||
+        !Get(ModuleLoadData, "cuModuleLoadData") ||
+        !Get(ModuleGetFunction, "cuModuleGetFunction") ||
+        !Get(LaunchKernel, "cuLaunchKernel") ||
+        !Get(StreamCreate, "cuStreamCreate") ||
+        !Get(StreamSynchronize, "cuStreamSynchronize"))
+      return false;
+    int Dev = 0;
+    void *Ctx = nullptr;
+    return DeviceGet(&Dev, 0) == 0 && PrimaryCtxRetain(&Ctx, Dev) == 0 &&
+           CtxSetCurrent(Ctx) == 0 && ModuleLoadData(&Module, Ptx.c_str()) == 0 &&
+           StreamCreate(&Stream, 1) == 0;
+  }
+  CUfunction function(const char *Name) {
+    CUfunction F = nullptr;
+    if (ModuleGetFunction(&F, Module, Name) != 0) {
+      std::fprintf(stderr, "no %s in the twins' PTX\n", Name);
+      std::abort();
+    }
+    return F;
+  }
+  void run(CUfunction F, const unsigned (&Blocks)[3],
+           const unsigned (&Threads)[3], void **Args) {
+    if (LaunchKernel(F, Blocks[0], Blocks[1], Blocks[2], Threads[0],
+                     Threads[1], Threads[2], 0, Stream, Args, nullptr) != 0 ||
+        StreamSynchronize(Stream) != 0) {
+      std::fprintf(stderr, "a CUDA twin failed\n");
+      std::abort();
+    }
+  }
+};
+
+/// The GPU agent, its queue and regions, and the twins; null when absent.
+struct Gpu {
+  hsa_agent_t Agent{0};
+  hsa_region_t Device{0};
+  hsa_profile_t Profile = HSA_PROFILE_BASE;
+  hsa_queue_t *Queue = nullptr;
+  Cuda Twins;
+
+  static Gpu *get() {
+    static Gpu *G = [] () -> Gpu * {
+      const char *Ptx = std::getenv("OPENHSA_BENCH_CUDA_TWINS");
+      if (!Ptx)
+        return nullptr;
+      check(hsa_init(), "hsa_init");
+      auto *G = new Gpu;
+      hsa_iterate_agents(
+          [](hsa_agent_t A, void *D) {
+            hsa_device_type_t T;
+            hsa_agent_get_info(A, HSA_AGENT_INFO_DEVICE, &T);
+            if (T == HSA_DEVICE_TYPE_GPU)
+              static_cast<Gpu *>(D)->Agent = A;
+            return HSA_STATUS_SUCCESS;
+          },
+          G);
+      if (!G->Agent.handle)
+        return nullptr;
+      hsa_agent_get_info(G->Agent, HSA_AGENT_INFO_PROFILE, &G->Profile);
+      hsa_agent_iterate_regions(
+          G->Agent,
+          [](hsa_region_t R, void *D) {
+            uint32_t Flags = 0;
+            hsa_region_get_info(R, HSA_REGION_INFO_GLOBAL_FLAGS, &Flags);
+            if (Flags & HSA_REGION_GLOBAL_FLAG_COARSE_GRAINED)
+              static_cast<Gpu *>(D)->Device = R;
+            return HSA_STATUS_SUCCESS;
+          },
+          G);
+      check(hsa_queue_create(G->Agent, 1024, HSA_QUEUE_TYPE_MULTI, nullptr,
+                             nullptr, UINT32_MAX, UINT32_MAX, &G->Queue),
+            "queue");
+      if (!G->Twins.load(readFile(Ptx)))
+        return nullptr;
+      return G;
+    }();
+    return G;
+  }
+
+  void *allocate(size_t Bytes) {
+    void *P = nullptr;
+    check(hsa_memory_allocate(Device, Bytes, &P), "allocate");
+    return P;
+  }
+
+  /// Finalizes kernels/<File> for the GPU agent.
+  uint64_t kernel(const char *File, const char *Name) {
+    std::string Text = readFile(std::string(OPENHSA_SOURCE_BENCH_KERNELS_DIR) +
+                                "/" + File);
+    if (const char *Dir = std::getenv("OPENHSA_BENCH_KERNELS_DIR"))
+      Text = readFile(std::string(Dir) + "/" + File);
+    if (Profile == HSA_PROFILE_BASE) {
+      // The base profile (a GPU without access to pageable host memory)
+      // requires ftz on f32 arithmetic; the inputs have no subnormals, so
+      // results are the same.
+      if (size_t At = Text.find(":$full:"); At != std::string::npos)
+        Text.replace(At, 7, ":$base:");
+      Text = std::regex_replace(
+          Text, std::regex(R"(\b(add|sub|mul|div|mad|fma|min|max)_f32)"),
+          "$1_ftz_f32");
+    }
+    auto Brig = openhsa::brig::assembler::assembleHsail(Text);
+    if (!Brig) {
+      std::fprintf(stderr, "%s: %s\n", File,
+                   llvm::toString(Brig.takeError()).c_str());
+      std::abort();
+    }
+    auto *Keep = new std::vector<uint8_t>(std::move(*Brig));
+    hsa_ext_program_t P;
+    check(hsa_ext_program_create(HSA_MACHINE_MODEL_LARGE, Profile,
+                                 HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT,
+                                 nullptr, &P),
+          "program");
+    check(hsa_ext_program_add_module(
+              P, reinterpret_cast<hsa_ext_module_t>(Keep->data())),
+          "add module");
+    hsa_isa_t Isa;
+    hsa_agent_get_info(Agent, HSA_AGENT_INFO_ISA, &Isa);
+    hsa_code_object_t CO;
+    check(hsa_ext_program_finalize(P, Isa, 0, {}, nullptr,
+                                   HSA_CODE_OBJECT_TYPE_PROGRAM, &CO),
+          "finalize");
+    hsa_executable_t E;
+    check(hsa_executable_create(Profile, HSA_EXECUTABLE_STATE_UNFROZEN, nullptr,
+                                &E),
+          "executable");
+    check(hsa_executable_load_code_object(E, Agent, CO, nullptr), "load");
+    check(hsa_executable_freeze(E, nullptr), "freeze");
+    hsa_executable_symbol_t S;
+    check(hsa_executable_get_symbol_by_name(E, Name, &Agent, &S), "symbol");
+    uint64_t Object = 0;
+    hsa_executable_symbol_get_info(S, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT,
+                                   &Object);
+    return Object;
+  }
+
+  /// One dispatch, waited for.
+  void dispatch(uint64_t Kernel, const void *Args, unsigned Dims,
+                const uint32_t (&Grid)[3], const uint16_t (&Wg)[3]) {
+    static hsa_signal_t Done = [] {
+      hsa_signal_t S;
+      check(hsa_signal_create(1, 0, nullptr, &S), "signal");
+      return S;
+    }();
+    hsa_signal_store_relaxed(Done, 1);
+    const uint64_t Index = hsa_queue_add_write_index_relaxed(Queue, 1);
+    auto *P = static_cast<hsa_kernel_dispatch_packet_t *>(Queue->base_address) +
+              (Index & (Queue->size - 1));
+    std::memset(reinterpret_cast<char *>(P) + 4, 0, sizeof(*P) - 4);
+    P->workgroup_size_x = Wg[0];
+    P->workgroup_size_y = Wg[1];
+    P->workgroup_size_z = Wg[2];
+    P->grid_size_x = Grid[0];
+    P->grid_size_y = Grid[1];
+    P->grid_size_z = Grid[2];
+    P->kernel_object = Kernel;
+    P->kernarg_address = const_cast<void *>(Args);
+    P->completion_signal = Done;
+    const uint16_t Header =
+        (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) |
+        (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+        (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
+    std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t *>(P))
+        .store(Header | (uint32_t(Dims << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS)
+                         << 16),
+               std::memory_order_release);
+    hsa_signal_store_screlease(Queue->doorbell_signal, int64_t(Index));
+    while (hsa_signal_wait_scacquire(Done, HSA_SIGNAL_CONDITION_EQ, 0,
+                                     UINT64_MAX, HSA_WAIT_STATE_ACTIVE) != 0)
+      ;
+  }
+};
+
+#define GPU_OR_SKIP(G)                                                         \
+  Gpu *G = Gpu::get();                                                         \
+  if (!G) {                                                                    \
+    State.SkipWithError("no GPU agent, or OPENHSA_BENCH_CUDA_TWINS unset");    \
+    return;                                                                    \
+  }
+
+void BM_GpuEmptyDispatchHsail(benchmark::State &State) {
+  GPU_OR_SKIP(G);
+  static const uint64_t K = G->kernel("empty.hsail", "&empty");
+  for (auto _ : State)
+    G->dispatch(K, nullptr, 1, {1, 1, 1}, {1, 1, 1});
+}
+
+void BM_GpuEmptyDispatchCuda(benchmark::State &State) {
+  GPU_OR_SKIP(G);
+  static void *F = G->Twins.function("empty_kernel");
+  for (auto _ : State)
+    G->Twins.run(F, {1, 1, 1}, {1, 1, 1}, nullptr);
+}
+
+constexpr uint32_t VectorN = 1u << 24, GemmN = 1024;
+
+struct Buffers {
+  float *A, *B, *C;
+};
+Buffers &buffers(Gpu *G) {
+  static Buffers B = [&] {
+    Buffers X;
+    const size_t Bytes = size_t(VectorN) * 4;
+    X.A = static_cast<float *>(G->allocate(Bytes));
+    X.B = static_cast<float *>(G->allocate(Bytes));
+    X.C = static_cast<float *>(G->allocate(Bytes));
+    std::vector<float> Host(VectorN);
+    for (uint32_t I = 0; I < VectorN; ++I)
+      Host[I] = float(I % 1024) * 0.25f - 64.0f;
+    hsa_memory_copy(X.A, Host.data(), Bytes);
+    hsa_memory_copy(X.B, Host.data(), Bytes);
+    return X;
+  }();
+  return B;
+}
+
+/// The HSAIL kernel's output against the twin's, once per kernel.
+void compareOutputs(Gpu *G, const char *Name, const std::vector<float> &H,
+                    size_t N) {
+  std::vector<float> T(N);
+  hsa_memory_copy(T.data(), buffers(G).C, N * 4);
+  for (size_t I = 0; I < N; ++I)
+    if (std::fabs(H[I] - T[I]) > 1e-3f * (1 + std::fabs(T[I]))) {
+      std::fprintf(stderr, "%s: HSAIL %g, CUDA twin %g at %zu\n", Name, H[I],
+                   T[I], I);
+      std::abort();
+    }
+}
+
+struct Args4 {
+  const float *A, *B;
+  float *C;
+  uint32_t N;
+};
+
+template <bool Cuda>
+void runKernel(benchmark::State &State, Gpu *G, const char *File,
+               const char *Hsail, const char *Twin, unsigned Dims,
+               const uint32_t (&Grid)[3], const uint16_t (&Wg)[3],
+               uint32_t N, size_t OutN) {
+  Buffers &B = buffers(G);
+  Args4 A{B.A, B.B, B.C, N};
+  const unsigned Blocks[3] = {Grid[0] / Wg[0], Grid[1] / Wg[1],
+                              Grid[2] / Wg[2]};
+  const unsigned Threads[3] = {Wg[0], Wg[1], Wg[2]};
+  void *F = G->Twins.function(Twin);
+  void *CudaArgs[] = {&A.A, &A.B, &A.C, &A.N};
+  const uint64_t K = G->kernel(File, Hsail);
+  // Same results first.
+  G->dispatch(K, &A, Dims, Grid, Wg);
+  std::vector<float> H(OutN);
+  hsa_memory_copy(H.data(), B.C, OutN * 4);
+  G->Twins.run(F, Blocks, Threads, CudaArgs);
+  compareOutputs(G, Hsail, H, OutN);
+  for (auto _ : State) {
+    if (Cuda)
+      G->Twins.run(F, Blocks, Threads, CudaArgs);
+    else
+      G->dispatch(K, &A, Dims, Grid, Wg);
+  }
+}
+
+template <bool Cuda> void BM_GpuVectorAdd(benchmark::State &State) {
+  GPU_OR_SKIP(G);
+  runKernel<Cuda>(State, G, "vector_add.hsail", "&vector_add", "vector_add", 1,
+                  {VectorN, 1, 1}, {256, 1, 1}, VectorN, VectorN);
+}
+template <bool Cuda> void BM_GpuSgemmNaive(benchmark::State &State) {
+  GPU_OR_SKIP(G);
+  runKernel<Cuda>(State, G, "sgemm_naive.hsail", "&sgemm_naive", "sgemm_naive",
+                  2, {GemmN, GemmN, 1}, {16, 16, 1}, GemmN, GemmN * GemmN);
+}
+template <bool Cuda> void BM_GpuSgemmTiled(benchmark::State &State) {
+  GPU_OR_SKIP(G);
+  runKernel<Cuda>(State, G, "sgemm_tiled.hsail", "&sgemm_tiled", "sgemm_tiled",
+                  2, {GemmN, GemmN, 1}, {16, 16, 1}, GemmN, GemmN * GemmN);
+}
+template <bool Cuda> void BM_GpuReduction(benchmark::State &State) {
+  GPU_OR_SKIP(G);
+  runKernel<Cuda>(State, G, "reduction.hsail", "&reduce", "reduce", 1,
+                  {VectorN, 1, 1}, {256, 1, 1}, VectorN, VectorN / 256);
+}
+
+} // namespace
+
+#define GPU_PAIR(Kernel)                                                       \
+  BENCHMARK(BM_Gpu##Kernel<false>)                                             \
+      ->Name("BM_Gpu" #Kernel "Hsail")                                         \
+      ->UseRealTime()                                                          \
+      ->Unit(benchmark::kMicrosecond);                                         \
+  BENCHMARK(BM_Gpu##Kernel<true>)                                              \
+      ->Name("BM_Gpu" #Kernel "Cuda")                                          \
+      ->UseRealTime()                                                          \
+      ->Unit(benchmark::kMicrosecond)
+
+BENCHMARK(BM_GpuEmptyDispatchHsail)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_GpuEmptyDispatchCuda)->UseRealTime()->Unit(benchmark::kMicrosecond);
+GPU_PAIR(VectorAdd);
+GPU_PAIR(SgemmNaive);
+GPU_PAIR(SgemmTiled);
+GPU_PAIR(Reduction);
+
+BENCHMARK_MAIN();
