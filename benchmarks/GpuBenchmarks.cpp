@@ -165,8 +165,10 @@ struct Gpu {
       if (size_t At = Text.find(":$full:"); At != std::string::npos)
         Text.replace(At, 7, ":$base:");
       Text = std::regex_replace(
-          Text, std::regex(R"(\b(add|sub|mul|div|mad|fma|min|max)_f32)"),
+          Text, std::regex(R"(\b(add|sub|mul|div|mad|fma|min|max|sqrt)_f32)"),
           "$1_ftz_f32");
+      Text = std::regex_replace(Text, std::regex(R"(\bcmp_([a-z]+)_b1_f32)"),
+                                "cmp_$1_ftz_b1_f32");
     }
     auto Brig = openhsa::brig::assembler::assembleHsail(Text);
     if (!Brig) {
@@ -263,8 +265,9 @@ void BM_GpuEmptyDispatchCuda(benchmark::State &State) {
 
 constexpr uint32_t VectorN = 1u << 24, GemmN = 1024;
 
+/// Four device buffers of VectorN floats; A and B hold inputs.
 struct Buffers {
-  float *A, *B, *C;
+  float *A, *B, *C, *D;
 };
 Buffers &buffers(Gpu *G) {
   static Buffers B = [&] {
@@ -273,81 +276,153 @@ Buffers &buffers(Gpu *G) {
     X.A = static_cast<float *>(G->allocate(Bytes));
     X.B = static_cast<float *>(G->allocate(Bytes));
     X.C = static_cast<float *>(G->allocate(Bytes));
+    X.D = static_cast<float *>(G->allocate(Bytes));
     std::vector<float> Host(VectorN);
     for (uint32_t I = 0; I < VectorN; ++I)
       Host[I] = float(I % 1024) * 0.25f - 64.0f;
     hsa_memory_copy(X.A, Host.data(), Bytes);
+    for (uint32_t I = 0; I < VectorN; ++I)
+      Host[I] = float(I % 77) * 0.01f + 0.5f; // Positive: masses too.
     hsa_memory_copy(X.B, Host.data(), Bytes);
     return X;
   }();
   return B;
 }
 
-/// The HSAIL kernel's output against the twin's, once per kernel.
-void compareOutputs(Gpu *G, const char *Name, const std::vector<float> &H,
-                    size_t N) {
-  std::vector<float> T(N);
-  hsa_memory_copy(T.data(), buffers(G).C, N * 4);
-  for (size_t I = 0; I < N; ++I)
-    if (std::fabs(H[I] - T[I]) > 1e-3f * (1 + std::fabs(T[I]))) {
-      std::fprintf(stderr, "%s: HSAIL %g, CUDA twin %g at %zu\n", Name, H[I],
-                   T[I], I);
-      std::abort();
-    }
-}
-
-struct Args4 {
-  const float *A, *B;
-  float *C;
-  uint32_t N;
+/// One benchmark shape: the HSAIL kernel and its twin, their arguments
+/// (the same bytes: HSAIL kernarg layout = the twin's parameters), the
+/// geometry, and how much of C to compare (exactly for integers).
+struct Shape {
+  const char *File, *Hsail, *Twin;
+  std::vector<uint8_t> Kernarg;  // The HSAIL kernarg segment.
+  std::vector<void *> CudaArgs;  // Pointers into Kernarg, per parameter.
+  unsigned Dims;
+  uint32_t Grid[3];
+  uint16_t Wg[3];
+  size_t OutN;
+  bool Integer = false;
 };
 
+/// Builds the kernarg bytes and CUDA parameter pointers from values laid
+/// out at their natural alignment (the HSAIL and CUDA rules agree here).
+template <typename... T> void pack(Shape &S, T... Values) {
+  size_t Size = 0;
+  std::vector<size_t> Offsets;
+  auto Place = [&](auto V) {
+    Size = (Size + sizeof(V) - 1) / sizeof(V) * sizeof(V);
+    Offsets.push_back(Size);
+    Size += sizeof(V);
+  };
+  (Place(Values), ...);
+  S.Kernarg.assign((Size + 15) / 16 * 16, 0);
+  size_t I = 0;
+  auto Store = [&](auto V) { std::memcpy(&S.Kernarg[Offsets[I++]], &V, sizeof(V)); };
+  (Store(Values), ...);
+  for (size_t Off : Offsets)
+    S.CudaArgs.push_back(&S.Kernarg[Off]);
+}
+
 template <bool Cuda>
-void runKernel(benchmark::State &State, Gpu *G, const char *File,
-               const char *Hsail, const char *Twin, unsigned Dims,
-               const uint32_t (&Grid)[3], const uint16_t (&Wg)[3],
-               uint32_t N, size_t OutN) {
+void runShape(benchmark::State &State, Gpu *G, Shape &S) {
+  void *F = G->Twins.function(S.Twin);
+  const uint64_t K = G->kernel(S.File, S.Hsail);
+  unsigned Blocks[3], Threads[3];
+  for (unsigned D = 0; D < 3; ++D) {
+    Threads[D] = S.Wg[D];
+    Blocks[D] = (S.Grid[D] + S.Wg[D] - 1) / S.Wg[D];
+  }
+  const uint32_t(&Grid)[3] = S.Grid;
+  const uint16_t(&Wg)[3] = S.Wg;
   Buffers &B = buffers(G);
-  Args4 A{B.A, B.B, B.C, N};
-  const unsigned Blocks[3] = {Grid[0] / Wg[0], Grid[1] / Wg[1],
-                              Grid[2] / Wg[2]};
-  const unsigned Threads[3] = {Wg[0], Wg[1], Wg[2]};
-  void *F = G->Twins.function(Twin);
-  void *CudaArgs[] = {&A.A, &A.B, &A.C, &A.N};
-  const uint64_t K = G->kernel(File, Hsail);
-  // Same results first.
-  G->dispatch(K, &A, Dims, Grid, Wg);
-  std::vector<float> H(OutN);
-  hsa_memory_copy(H.data(), B.C, OutN * 4);
-  G->Twins.run(F, Blocks, Threads, CudaArgs);
-  compareOutputs(G, Hsail, H, OutN);
+  // Same results first: the HSAIL kernel's C against the twin's.
+  G->dispatch(K, S.Kernarg.data(), S.Dims, Grid, Wg);
+  std::vector<float> H(S.OutN), T(S.OutN);
+  hsa_memory_copy(H.data(), B.C, S.OutN * 4);
+  G->Twins.run(F, Blocks, Threads, S.CudaArgs.data());
+  hsa_memory_copy(T.data(), B.C, S.OutN * 4);
+  for (size_t I = 0; I < S.OutN; ++I) {
+    const bool Same =
+        S.Integer ? std::memcmp(&H[I], &T[I], 4) == 0
+                  : std::fabs(H[I] - T[I]) <= 1e-3f * (1 + std::fabs(T[I]));
+    if (!Same) {
+      std::fprintf(stderr, "%s: HSAIL %g, CUDA twin %g at %zu\n", S.Hsail,
+                   double(H[I]), double(T[I]), I);
+      std::abort();
+    }
+  }
   for (auto _ : State) {
     if (Cuda)
-      G->Twins.run(F, Blocks, Threads, CudaArgs);
+      G->Twins.run(F, Blocks, Threads, S.CudaArgs.data());
     else
-      G->dispatch(K, &A, Dims, Grid, Wg);
+      G->dispatch(K, S.Kernarg.data(), S.Dims, Grid, Wg);
   }
 }
 
 template <bool Cuda> void BM_GpuVectorAdd(benchmark::State &State) {
   GPU_OR_SKIP(G);
-  runKernel<Cuda>(State, G, "vector_add.hsail", "&vector_add", "vector_add", 1,
-                  {VectorN, 1, 1}, {256, 1, 1}, VectorN, VectorN);
+  Buffers &B = buffers(G);
+  static Shape S{"vector_add.hsail", "&vector_add", "vector_add", {}, {}, 1,
+                 {VectorN, 1, 1}, {256, 1, 1}, VectorN};
+  if (S.Kernarg.empty())
+    pack(S, B.A, B.B, B.C, VectorN);
+  runShape<Cuda>(State, G, S);
 }
 template <bool Cuda> void BM_GpuSgemmNaive(benchmark::State &State) {
   GPU_OR_SKIP(G);
-  runKernel<Cuda>(State, G, "sgemm_naive.hsail", "&sgemm_naive", "sgemm_naive",
-                  2, {GemmN, GemmN, 1}, {16, 16, 1}, GemmN, GemmN * GemmN);
+  Buffers &B = buffers(G);
+  static Shape S{"sgemm_naive.hsail", "&sgemm_naive", "sgemm_naive", {}, {},
+                 2, {GemmN, GemmN, 1}, {16, 16, 1}, size_t(GemmN) * GemmN};
+  if (S.Kernarg.empty())
+    pack(S, B.A, B.B, B.C, GemmN);
+  runShape<Cuda>(State, G, S);
 }
 template <bool Cuda> void BM_GpuSgemmTiled(benchmark::State &State) {
   GPU_OR_SKIP(G);
-  runKernel<Cuda>(State, G, "sgemm_tiled.hsail", "&sgemm_tiled", "sgemm_tiled",
-                  2, {GemmN, GemmN, 1}, {16, 16, 1}, GemmN, GemmN * GemmN);
+  Buffers &B = buffers(G);
+  static Shape S{"sgemm_tiled.hsail", "&sgemm_tiled", "sgemm_tiled", {}, {},
+                 2, {GemmN, GemmN, 1}, {16, 16, 1}, size_t(GemmN) * GemmN};
+  if (S.Kernarg.empty())
+    pack(S, B.A, B.B, B.C, GemmN);
+  runShape<Cuda>(State, G, S);
 }
 template <bool Cuda> void BM_GpuReduction(benchmark::State &State) {
   GPU_OR_SKIP(G);
-  runKernel<Cuda>(State, G, "reduction.hsail", "&reduce", "reduce", 1,
-                  {VectorN, 1, 1}, {256, 1, 1}, VectorN, VectorN / 256);
+  Buffers &B = buffers(G);
+  static Shape S{"reduction.hsail", "&reduce", "reduce", {}, {}, 1,
+                 {VectorN, 1, 1}, {256, 1, 1}, VectorN / 256};
+  if (S.Kernarg.empty())
+    pack(S, B.A, B.C, VectorN);
+  runShape<Cuda>(State, G, S);
+}
+template <bool Cuda> void BM_GpuMandelbrot(benchmark::State &State) {
+  GPU_OR_SKIP(G);
+  Buffers &B = buffers(G);
+  constexpr uint32_t W = 1024;
+  static Shape S{"mandelbrot.hsail", "&mandelbrot", "mandelbrot", {}, {}, 2,
+                 {W, W, 1}, {16, 16, 1}, size_t(W) * W, /*Integer=*/true};
+  if (S.Kernarg.empty())
+    pack(S, B.C, W, W, 256u, -2.0f, -1.5f, 3.0f / W);
+  runShape<Cuda>(State, G, S);
+}
+template <bool Cuda> void BM_GpuNbody(benchmark::State &State) {
+  GPU_OR_SKIP(G);
+  Buffers &B = buffers(G);
+  constexpr uint32_t N = 8192;
+  static Shape S{"nbody.hsail", "&nbody", "nbody", {}, {}, 1,
+                 {N, 1, 1}, {256, 1, 1}, size_t(N) * 4};
+  if (S.Kernarg.empty())
+    pack(S, B.B, B.A, B.C, B.D, N, 0.01f, 0.01f);
+  runShape<Cuda>(State, G, S);
+}
+template <bool Cuda> void BM_GpuStencil(benchmark::State &State) {
+  GPU_OR_SKIP(G);
+  Buffers &B = buffers(G);
+  constexpr uint32_t W = 4096; // 16M points: the buffers' size.
+  static Shape S{"stencil.hsail", "&stencil", "stencil", {}, {}, 2,
+                 {W - 2, W - 2, 1}, {16, 16, 1}, size_t(W) * W};
+  if (S.Kernarg.empty())
+    pack(S, B.A, B.C, W);
+  runShape<Cuda>(State, G, S);
 }
 
 } // namespace
@@ -368,5 +443,8 @@ GPU_PAIR(VectorAdd);
 GPU_PAIR(SgemmNaive);
 GPU_PAIR(SgemmTiled);
 GPU_PAIR(Reduction);
+GPU_PAIR(Mandelbrot);
+GPU_PAIR(Nbody);
+GPU_PAIR(Stencil);
 
 BENCHMARK_MAIN();

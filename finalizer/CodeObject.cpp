@@ -66,7 +66,8 @@ std::vector<uint8_t> CodeObject::serialize() const {
         {"detect_exceptions", K.EnabledDetectExceptions},
         {"require_no_partial_workgroups", K.RequireNoPartialWorkgroups},
         {"vector_width", K.VectorWidth},
-        {"scalar_reason", K.ScalarReason}});
+        {"scalar_reason", K.ScalarReason},
+        {"gpu_grid_guard", K.GpuGridGuard}});
   for (const VariableSymbol &V : Variables)
     Vs.push_back(llvm::json::Object{{"name", V.Name},
                                     {"module", V.ModuleName},
@@ -253,6 +254,9 @@ llvm::Expected<CodeObject> CodeObject::deserialize(llvm::ArrayRef<uint8_t> In) {
         return E;
     if (O->get("scalar_reason"))
       if (auto E = Str(*O, "scalar_reason", K.ScalarReason))
+        return E;
+    if (O->get("gpu_grid_guard"))
+      if (auto E = Bool(*O, "gpu_grid_guard", K.GpuGridGuard))
         return E;
     CO.Kernels.push_back(std::move(K));
   }

@@ -43,6 +43,10 @@ struct KernelSymbol {
   /// vectorized (finalizer/WorkItemVectorizer.h).
   uint32_t VectorWidth = 1;
   std::string ScalarReason;
+  /// GPU kernels without work-group barriers check the grid themselves: a
+  /// dispatch is one launch whose threads past the grid return at once
+  /// (finalizer/GpuKernelAbi.h). Others get a launch per work-group size.
+  bool GpuGridGuard = false;
 };
 
 /// A variable of the code object (global, readonly segments).

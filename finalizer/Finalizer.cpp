@@ -3,6 +3,7 @@
 
 #include "finalizer/Codegen.h"
 #include "finalizer/CpuTarget.h"
+#include "finalizer/FloatEmitter.h"
 #include "finalizer/GpuTarget.h"
 #include "finalizer/Lowering.h"
 #include "finalizer/WorkItemVectorizer.h"
@@ -83,6 +84,13 @@ llvm::Expected<CodeObject> finalizeForGpu(const FinalizeRequest &Request,
   llvm::LLVMContext Context;
   auto M = std::make_unique<llvm::Module>("hsail-program", Context);
   M->setTargetTriple(NvptxTriple);
+  // The base profile asks ftz of every f32 operation and any quiet NaN
+  // (PRM 16.2.1, 4.19.4): PTX's .ftz instructions and canonical NaNs give
+  // that, without the exact software paths of the full profile.
+  if (Request.Profile == 0 /* BASE */) {
+    M->addModuleFlag(llvm::Module::Override, detail::FloatEmitter::NativeFtz32Flag, 1);
+    M->addModuleFlag(llvm::Module::Override, detail::FloatEmitter::AnyQuietNaNFlag, 1);
+  }
   LoweringOptions Options;
   Options.DetectExceptions = Request.Directives.DetectExceptions;
   Options.DefaultRoundsToZero = Request.ProgramFloatRounding == 1 /* ZERO */;

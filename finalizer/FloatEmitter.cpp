@@ -124,9 +124,12 @@ static bool propagatesNaNSources(const llvm::Triple &Triple) {
 
 FloatEmitter::FloatEmitter(llvm::IRBuilder<> &B) : B(B) {
   if (const llvm::BasicBlock *BB = B.GetInsertBlock())
-    if (const llvm::Module *M = BB->getModule())
+    if (const llvm::Module *M = BB->getModule()) {
       HardwarePropagatesNaN =
-          propagatesNaNSources(llvm::Triple(M->getTargetTriple()));
+          propagatesNaNSources(llvm::Triple(M->getTargetTriple())) ||
+          M->getModuleFlag(AnyQuietNaNFlag);
+      NativeFtz32 = M->getModuleFlag(NativeFtz32Flag) != nullptr;
+    }
 }
 
 Value *FloatEmitter::propagateNaNOf(Value *R, llvm::ArrayRef<Value *> Srcs,
@@ -574,6 +577,8 @@ Value *FloatEmitter::fma64(Value *X, Value *Y, Value *Z, FloatMode M) {
 
 Value *FloatEmitter::add(Value *X, Value *Y, FloatMode M) {
   llvm::Type *T = X->getType();
+  if (NativeFtz32 && nearFtz32(T, M)) // The target's .ftz instruction.
+    return propagateNaNOf(B.CreateFAdd(X, Y), {X, Y}, true);
   if (M.Ftz) {
     X = flush(X);
     Y = flush(Y);
@@ -604,6 +609,8 @@ Value *FloatEmitter::sub(Value *X, Value *Y, FloatMode M) {
 
 Value *FloatEmitter::mul(Value *X, Value *Y, FloatMode M) {
   llvm::Type *T = X->getType();
+  if (NativeFtz32 && nearFtz32(T, M)) // The target's .ftz instruction.
+    return propagateNaNOf(B.CreateFMul(X, Y), {X, Y}, true);
   if (M.Ftz) {
     X = flush(X);
     Y = flush(Y);
@@ -629,6 +636,8 @@ Value *FloatEmitter::mul(Value *X, Value *Y, FloatMode M) {
 
 Value *FloatEmitter::div(Value *X, Value *Y, FloatMode M) {
   llvm::Type *T = X->getType();
+  if (NativeFtz32 && nearFtz32(T, M)) // The target's .ftz instruction.
+    return propagateNaNOf(B.CreateFDiv(X, Y), {X, Y}, true);
   if (M.Ftz) {
     X = flush(X);
     Y = flush(Y);
@@ -670,6 +679,8 @@ Value *FloatEmitter::div(Value *X, Value *Y, FloatMode M) {
 
 Value *FloatEmitter::fma(Value *X, Value *Y, Value *Z, FloatMode M) {
   llvm::Type *T = X->getType();
+  if (NativeFtz32 && nearFtz32(T, M)) // The target's fma.rn.ftz.
+    return propagateNaNOf(fmaIntrinsic(X, Y, Z), {X, Y, Z}, true);
   if (M.Ftz) {
     X = flush(X);
     Y = flush(Y);
@@ -1000,7 +1011,10 @@ Value *FloatEmitter::nativeCos(Value *X) {
 
 Value *FloatEmitter::compare(llvm::CmpInst::Predicate Pred, Value *X, Value *Y,
                              bool Ftz, bool Signaling) {
-  if (Ftz) {
+  // A target that flushes natively compares the flushed values itself
+  // (setp.ftz); the result is only a bit, so nothing unflushed escapes.
+  const bool Native = NativeFtz32 && !Detect && X->getType()->isFloatTy();
+  if (Ftz && !Native) {
     X = flush(X);
     Y = flush(Y);
   }

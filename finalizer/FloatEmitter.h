@@ -169,6 +169,17 @@ private:
   /// the result is special (NaN, infinite or exact by construction).
   llvm::Value *RoundRaised = nullptr;
   bool HardwarePropagatesNaN = false;
+  /// The target flushes f32 subnormal sources and results itself in every
+  /// f32 operation (module flag NativeFtz32Flag): round-to-nearest ftz f32
+  /// arithmetic is the target's own instruction.
+  bool NativeFtz32 = false;
+
+public:
+  /// Module flags a target sets before lowering (finalizer/GpuTarget.h).
+  static constexpr const char *NativeFtz32Flag = "openhsa.native-ftz32";
+  /// Any quiet NaN will do (the base profile, PRM 4.19.4): the target's
+  /// NaN results need no selection of a source's payload.
+  static constexpr const char *AnyQuietNaNFlag = "openhsa.any-quiet-nan";
 };
 
 } // namespace openhsa::finalizer::detail

@@ -10,11 +10,13 @@
 //      16 (at least 16), copied from the packet's kernarg_address into the
 //      launch's parameter buffer;
 //   2. a GpuDispatchParams, by value.
-// A launch covers work-groups of one size: the block is the work-group
-// (x, y, z), so `%ntid` is the current work-group size. A grid whose size is
-// not a multiple of the work-group size is launched as up to 8 launches (the
-// full groups, then the partial ones along each dimension), each with the
-// id of its first work-group in GroupOffset. The dynamic shared memory of a
+// The block is the work-group (x, y, z). A kernel without work-group
+// barriers (KernelSymbol::GpuGridGuard) is one launch of whole blocks
+// whose threads past the grid return at once. A kernel with barriers must
+// not lose threads of a block before a barrier, so a grid whose size is
+// not a multiple of the work-group size is launched as up to 8 launches
+// (the full groups, then the partial ones along each dimension), each with
+// the id of its first work-group in GroupOffset. The dynamic shared memory of a
 // launch is the dispatch's whole group segment; the private segment is
 // per-thread local memory the kernel declares itself.
 //

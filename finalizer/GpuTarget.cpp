@@ -2,6 +2,7 @@
 //-------------===//
 #include "finalizer/GpuTarget.h"
 #include "finalizer/Codegen.h"
+#include "finalizer/FloatEmitter.h"
 #include "finalizer/GpuKernelAbi.h"
 #include "finalizer/RuntimeHelpers.h"
 
@@ -90,8 +91,19 @@ void defineQueries(llvm::Module &M) {
                 I::nvvm_read_ptx_sreg_tid_z, F->getArg(1));
   });
   defineQuery(M, query::CurrentWorkGroupSize, [](B_ &B, F_ *F) {
-    return sreg(B, I::nvvm_read_ptx_sreg_ntid_x, I::nvvm_read_ptx_sreg_ntid_y,
-                I::nvvm_read_ptx_sreg_ntid_z, F->getArg(1));
+    // min(work-group size, grid size - group id * work-group size): the
+    // launch's blocks may be whole ones past the grid's end.
+    llvm::Value *Wg = param(B, F->getArg(0), gpu::params::WorkgroupSize,
+                            B.getInt32Ty(), F->getArg(1));
+    llvm::Value *Grid = param(B, F->getArg(0), gpu::params::GridSize,
+                              B.getInt32Ty(), F->getArg(1));
+    llvm::Value *Group = B.CreateAdd(
+        sreg(B, I::nvvm_read_ptx_sreg_ctaid_x, I::nvvm_read_ptx_sreg_ctaid_y,
+             I::nvvm_read_ptx_sreg_ctaid_z, F->getArg(1)),
+        param(B, F->getArg(0), gpu::params::GroupOffset, B.getInt32Ty(),
+              F->getArg(1)));
+    llvm::Value *Left = B.CreateSub(Grid, B.CreateMul(Group, Wg));
+    return B.CreateSelect(B.CreateICmpULT(Left, Wg), Left, Wg);
   });
   defineQuery(M, query::WorkGroupId, [](B_ &B, F_ *F) {
     return B.CreateAdd(sreg(B, I::nvvm_read_ptx_sreg_ctaid_x,
@@ -171,7 +183,10 @@ void defineQueries(llvm::Module &M) {
     return nullptr;
   });
   defineQuery(M, query::WaveBarrier, [](B_ &B, F_ *) -> llvm::Value * {
-    B.CreateIntrinsic(I::nvvm_bar_warp_sync, {}, {B.getInt32(-1)});
+    // The lanes of the wavefront that exist (past the grid's end a lane
+    // may have returned).
+    B.CreateIntrinsic(I::nvvm_bar_warp_sync, {},
+                      {B.CreateIntrinsic(I::nvvm_activemask, {}, {})});
     return nullptr;
   });
   defineQuery(M, query::WaveLaneId, [](B_ &B, F_ *) {
@@ -266,6 +281,30 @@ static void assumeNaturalAlignment(llvm::Module &M) {
     }
 }
 
+/// Whether From calls Target, itself or through the functions it calls.
+static bool reaches(llvm::Function *From, llvm::Function *Target) {
+  if (!Target)
+    return false;
+  llvm::SmallPtrSet<llvm::Function *, 16> Seen;
+  llvm::SmallVector<llvm::Function *, 16> Work{From};
+  while (!Work.empty()) {
+    llvm::Function *F = Work.pop_back_val();
+    if (!Seen.insert(F).second)
+      continue;
+    for (llvm::Instruction &I : llvm::instructions(*F))
+      if (auto *Call = llvm::dyn_cast<llvm::CallBase>(&I)) {
+        llvm::Function *Callee = Call->getCalledFunction();
+        if (!Callee) // An indirect call may reach anything.
+          return true;
+        if (Callee == Target)
+          return true;
+        if (!Callee->isDeclaration())
+          Work.push_back(Callee);
+      }
+  }
+  return false;
+}
+
 llvm::Error buildGpuKernels(llvm::Module &M, LoweredProgram &Program) {
   llvm::LLVMContext &C = M.getContext();
   assumeNaturalAlignment(M);
@@ -305,7 +344,45 @@ llvm::Error buildGpuKernels(llvm::Module &M, LoweredProgram &Program) {
       A->setAlignment(llvm::Align(16));
       Private = A;
     }
-    llvm::Value *Wi = B.CreateAlloca(WiTy);
+    llvm::Value *Wi = B.CreateAlloca(WiTy); // Allocas stay in the entry.
+    K.Symbol.GpuGridGuard = !reaches(Body, M.getFunction(query::Barrier));
+    if (K.Symbol.GpuGridGuard) {
+      // Threads of whole blocks past the grid's end return at once.
+      llvm::Value *Params = Entry->getArg(1);
+      llvm::Value *Outside = B.getFalse();
+      for (unsigned D = 0; D < 3; ++D) {
+        auto Field = [&](unsigned Offset) {
+          return B.CreateLoad(
+              B.getInt32Ty(),
+              B.CreateConstGEP1_32(B.getInt8Ty(), Params, Offset + 4 * D));
+        };
+        const llvm::Intrinsic::ID Tid[] = {
+            llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x,
+            llvm::Intrinsic::nvvm_read_ptx_sreg_tid_y,
+            llvm::Intrinsic::nvvm_read_ptx_sreg_tid_z};
+        const llvm::Intrinsic::ID Ctaid[] = {
+            llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x,
+            llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y,
+            llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z};
+        llvm::Value *Group = B.CreateAdd(B.CreateIntrinsic(Ctaid[D], {}, {}),
+                                         Field(gpu::params::GroupOffset));
+        // In 64 bits: group * size + id may pass 2^32 in the last block.
+        llvm::Value *Abs = B.CreateAdd(
+            B.CreateMul(B.CreateZExt(Group, B.getInt64Ty()),
+                        B.CreateZExt(Field(gpu::params::WorkgroupSize),
+                                     B.getInt64Ty())),
+            B.CreateZExt(B.CreateIntrinsic(Tid[D], {}, {}), B.getInt64Ty()));
+        Outside = B.CreateOr(
+            Outside,
+            B.CreateICmpUGE(Abs, B.CreateZExt(Field(gpu::params::GridSize),
+                                              B.getInt64Ty())));
+      }
+      auto *Run = llvm::BasicBlock::Create(C, "inside", Entry);
+      auto *Leave = llvm::BasicBlock::Create(C, "outside", Entry);
+      B.CreateCondBr(Outside, Leave, Run);
+      llvm::IRBuilder<>(Leave).CreateRetVoid();
+      B.SetInsertPoint(Run);
+    }
     B.CreateStore(Entry->getArg(1), B.CreateStructGEP(WiTy, Wi, 0));
     B.CreateStore(Private, B.CreateStructGEP(WiTy, Wi, 1));
     B.CreateCall(Body, {Entry->getArg(0), Wi});
@@ -316,6 +393,12 @@ llvm::Error buildGpuKernels(llvm::Module &M, LoweredProgram &Program) {
     K.Symbol.EntrySymbol = Name;
     K.Symbol.VectorWidth = 1; // Lanes are threads; nothing to vectorize.
   }
+  // Native ftz (the base profile, see FloatEmitter): NVPTX emits the .ftz
+  // forms of f32 instructions for functions that flush.
+  if (M.getModuleFlag(detail::FloatEmitter::NativeFtz32Flag))
+    for (llvm::Function &F : M)
+      if (!F.isDeclaration())
+        F.addFnAttr("denormal-fp-math-f32", "preserve-sign,preserve-sign");
   // Variables keep PTX-valid names the loader can look up.
   for (VariableSymbol &V : Program.Variables) {
     if (V.ObjectSymbol.empty())

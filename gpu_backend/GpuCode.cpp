@@ -32,12 +32,13 @@ GpuModule::~GpuModule() {
 }
 
 llvm::Expected<const GpuKernel *>
-GpuModule::kernel(const std::string &EntrySymbol) {
+GpuModule::kernel(const std::string &EntrySymbol, bool GridGuard) {
   auto &Slot = Kernels[EntrySymbol];
   if (Slot)
     return Slot.get();
   const CudaDriver &D = Agent.driver();
   auto K = std::make_unique<GpuKernel>();
+  K->GridGuard = GridGuard;
   if (CUresult R =
           D.ModuleGetFunction(&K->Function, Module, EntrySymbol.c_str());
       R != CUDA_SUCCESS) {

@@ -25,6 +25,8 @@ class GpuAgent;
 struct GpuKernel {
   CUfunction Function = nullptr;
   uint32_t KernargParamBytes = 16; // finalizer/GpuKernelAbi.h
+  /// One launch per dispatch; the kernel returns past the grid's end.
+  bool GridGuard = false;
 };
 
 class GpuModule {
@@ -35,7 +37,8 @@ public:
   ~GpuModule();
 
   /// The kernel whose entry is EntrySymbol, owned by the module.
-  llvm::Expected<const GpuKernel *> kernel(const std::string &EntrySymbol);
+  llvm::Expected<const GpuKernel *> kernel(const std::string &EntrySymbol,
+                                           bool GridGuard);
   /// The device address of a variable the module defines.
   llvm::Expected<void *> variable(const std::string &ObjectSymbol);
 

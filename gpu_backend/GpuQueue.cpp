@@ -315,13 +315,18 @@ GpuQueueService::Outcome GpuQueueService::launch(uint64_t Index,
   static const uint8_t NoArguments[16] = {};
   void *Kernarg = K->KernargSegmentSize ? P.kernarg_address
                                         : const_cast<uint8_t *>(NoArguments);
-  // Full work-groups, then the partial ones at the end of each dimension:
+  // A kernel that guards the grid: one launch of whole blocks. Otherwise
+  // full work-groups, then the partial ones at the end of each dimension:
   // each launch has blocks of one size, the current work-group size.
-  for (unsigned Mask = 0; Mask < 8; ++Mask) {
+  for (unsigned Mask = 0; Mask < (G->GridGuard ? 1u : 8u); ++Mask) {
     uint32_t Blocks[3], Threads[3];
     bool Skip = false;
     for (unsigned D = 0; D < 3; ++D) {
-      const uint32_t Full = Grid[D] / Wg[D], Rest = Grid[D] % Wg[D];
+      const uint32_t Full =
+                         G->GridGuard
+                             ? uint32_t((uint64_t(Grid[D]) + Wg[D] - 1) / Wg[D])
+                             : Grid[D] / Wg[D],
+                     Rest = G->GridGuard ? 0 : Grid[D] % Wg[D];
       const bool Partial = Mask & (1u << D);
       Blocks[D] = Partial ? 1 : Full;
       Threads[D] = Partial ? Rest : Wg[D];

@@ -450,7 +450,7 @@ hsa_status_t Executable::load(const Agent *A,
   for (const finalizer::KernelSymbol &K : CO->Kernels) {
     auto *D = new cpu::KernelDescriptor();
     if (DeviceCode) {
-      auto Kernel = DeviceCode->kernel(K.EntrySymbol);
+      auto Kernel = DeviceCode->kernel(K.EntrySymbol, K.GpuGridGuard);
       if (!Kernel) {
         delete D;
         return Fail(Kernel.takeError());

@@ -11,6 +11,9 @@
 #include "finalizer/Finalizer.h"
 #include "finalizer/GpuTarget.h"
 
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -19,7 +22,8 @@ using namespace openhsa;
 
 namespace {
 
-llvm::Expected<finalizer::CodeObject> finalizeForGpu(const std::string &Src) {
+llvm::Expected<finalizer::CodeObject>
+finalizeForGpu(const std::string &Src, uint8_t Profile = 1 /* FULL */) {
   auto Brig = brig::assembler::assembleHsail(Src);
   if (!Brig)
     return Brig.takeError();
@@ -31,6 +35,7 @@ llvm::Expected<finalizer::CodeObject> finalizeForGpu(const std::string &Src) {
   finalizer::FinalizeRequest R;
   R.Modules.push_back(std::move(*M));
   R.IsaName = finalizer::gpuIsaName(90);
+  R.Profile = Profile;
   return finalizer::finalize(R);
 }
 
@@ -92,6 +97,8 @@ TEST(GpuCodegenTest, KernelBecomesAPtxEntryWithBarriersAndSharedMemory) {
   ASSERT_EQ(CO->Kernels.size(), 1u);
   EXPECT_EQ(CO->Kernels[0].EntrySymbol, "__openhsa_gpu_0");
   EXPECT_EQ(CO->Kernels[0].GroupSegmentSize, 1024u);
+  // Barriers: partial work-groups need launches of their own.
+  EXPECT_FALSE(CO->Kernels[0].GpuGridGuard);
   const std::string Ptx = ptxOf(*CO);
   EXPECT_NE(Ptx.find(".target sm_90"), std::string::npos) << Ptx;
   EXPECT_NE(Ptx.find(".entry __openhsa_gpu_0"), std::string::npos) << Ptx;
@@ -127,10 +134,65 @@ kernel &k(kernarg_u64 %out)
 };
 )");
   ASSERT_TRUE(bool(CO)) << llvm::toString(CO.takeError());
+  // No barrier: one launch, the kernel checks the grid's end itself.
+  EXPECT_TRUE(CO->Kernels[0].GpuGridGuard);
   const std::string Ptx = ptxOf(*CO);
   EXPECT_NE(Ptx.find("vote.sync.ballot"), std::string::npos) << Ptx;
   EXPECT_NE(Ptx.find("shfl.sync.idx"), std::string::npos) << Ptx;
   EXPECT_NE(Ptx.find("popc"), std::string::npos) << Ptx;
+}
+
+// Every benchmark kernel (benchmarks/kernels/, issue 9's shapes) finalizes
+// for the GPU: loops, divergence, barriers, group memory, atomics, f32 math.
+TEST(GpuCodegenTest, EveryBenchmarkKernelFinalizes) {
+  unsigned Count = 0;
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(OPENHSA_BENCH_KERNELS_DIR, EC), End;
+       It != End && !EC; It.increment(EC)) {
+    if (!llvm::StringRef(It->path()).ends_with(".hsail"))
+      continue;
+    auto Text = llvm::MemoryBuffer::getFile(It->path());
+    ASSERT_TRUE(bool(Text)) << It->path();
+    auto CO = finalizeForGpu((*Text)->getBuffer().str());
+    EXPECT_TRUE(bool(CO)) << It->path() << ": "
+                          << (CO ? "" : llvm::toString(CO.takeError()));
+    ++Count;
+  }
+  EXPECT_GE(Count, 10u);
+}
+
+// The base profile's f32 arithmetic (ftz everywhere, any quiet NaN: PRM
+// 16.2.1, 4.19.4) is PTX's own .ftz instructions, not the exact software
+// paths the full profile needs (which compute in f64).
+TEST(GpuCodegenTest, BaseProfileArithmeticIsNativeFtz) {
+  auto CO = finalizeForGpu(R"(
+module &m:1:0:$base:$large:$default;
+prog kernel &k(kernarg_u64 %p)
+{
+	ld_kernarg_u64 $d0, [%p];
+	ld_global_f32 $s0, [$d0];
+	ld_global_f32 $s1, [$d0+4];
+	ld_global_f32 $s2, [$d0+8];
+	mad_ftz_f32 $s3, $s0, $s1, $s2;
+	mul_ftz_f32 $s3, $s3, $s1;
+	add_ftz_f32 $s3, $s3, $s0;
+	div_ftz_f32 $s3, $s3, $s2;
+	cmp_gt_ftz_b1_f32 $c0, $s3, $s0;
+	cmov_b32 $s3, $c0, $s3, $s1;
+	st_global_f32 $s3, [$d0+12];
+};
+)",
+                           0 /* BASE */);
+  ASSERT_TRUE(bool(CO)) << llvm::toString(CO.takeError());
+  const std::string Ptx = ptxOf(*CO);
+  EXPECT_NE(Ptx.find("fma.rn.ftz.f32"), std::string::npos) << Ptx;
+  EXPECT_NE(Ptx.find("mul.rn.ftz.f32"), std::string::npos) << Ptx;
+  EXPECT_NE(Ptx.find("div.rn.ftz.f32"), std::string::npos) << Ptx;
+  EXPECT_EQ(Ptx.find(".f64"), std::string::npos) << Ptx;
+  EXPECT_NE(Ptx.find("setp.gt.ftz.f32"), std::string::npos) << Ptx;
+  EXPECT_EQ(Ptx.find("setp.nan"), std::string::npos) << Ptx;
+  // No software flushing: the sign-bit masks of flush() are absent.
+  EXPECT_EQ(Ptx.find("2147483647"), std::string::npos) << Ptx;
 }
 
 TEST(GpuCodegenTest, WhatNeedsTheHostRuntimeIsRefusedByName) {

@@ -394,12 +394,15 @@ prog kernel &reduce(kernarg_u64 %in, kernarg_u64 %out)
   }
 }
 
-TEST_F(GpuAgentTest, TwoDimensionalGridWithPartialGroupsSeesExactIds) {
-  // Each work-item records its absolute id, group id and the size of its
-  // (possibly partial) work-group (PRM 11.1).
-  const uint64_t K = load(R"(
+/// Each work-item records its absolute id, group id and the size of its
+/// (possibly partial) work-group (PRM 11.1). With a barrier, partial groups
+/// are launches of their own; without, one launch guards the grid's end.
+std::string idsKernel(bool WithBarrier) {
+  return std::string(R"(
 prog kernel &ids(kernarg_u64 %out)
 {
+)") + (WithBarrier ? "\tbarrier;\n" : "") +
+         R"(
 	workitemabsid_u32 $s0, 0;
 	workitemabsid_u32 $s1, 1;
 	gridsize_u32 $s2, 0;
@@ -422,8 +425,14 @@ prog kernel &ids(kernarg_u64 %out)
 	st_global_u32 $s6, [$d1+8];
 	st_global_u32 $s8, [$d1+12];
 };
-)",
-                          "&ids");
+)";
+}
+
+class GpuGridTest : public GpuAgentTest,
+                    public ::testing::WithParamInterface<bool> {};
+
+TEST_P(GpuGridTest, TwoDimensionalGridWithPartialGroupsSeesExactIds) {
+  const uint64_t K = load(idsKernel(GetParam()), "&ids");
   ASSERT_NE(K, 0u);
   constexpr uint32_t W = 37, H = 19;
   auto *Out = static_cast<uint32_t *>(allocate(F.Fine, W * H * 16));
@@ -441,6 +450,12 @@ prog kernel &ids(kernarg_u64 %out)
       ASSERT_EQ(R[3], Y * W + X);
     }
 }
+
+INSTANTIATE_TEST_SUITE_P(BarrierOrNot, GpuGridTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool> &I) {
+                           return I.param ? std::string("WithBarrier")
+                                          : std::string("GridGuard");
+                         });
 
 TEST_F(GpuAgentTest, CrossLaneOperationsSpanTheWarp) {
   // Odd work-items are active in the branch; each records activelanecount,
