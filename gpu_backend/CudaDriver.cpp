@@ -47,11 +47,15 @@ const CudaDriver *load() {
       resolve(L, D.DevicePrimaryCtxRetain, {"cuDevicePrimaryCtxRetain"}) &&
       resolve(L, D.DevicePrimaryCtxRelease,
               {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"}) &&
+      resolve(L, D.DevicePrimaryCtxReset,
+              {"cuDevicePrimaryCtxReset_v2", "cuDevicePrimaryCtxReset"}) &&
       resolve(L, D.CtxSetCurrent, {"cuCtxSetCurrent"}) &&
       resolve(L, D.MemAlloc, {"cuMemAlloc_v2"}) &&
       resolve(L, D.MemFree, {"cuMemFree_v2"}) &&
       resolve(L, D.MemHostAlloc, {"cuMemHostAlloc"}) &&
       resolve(L, D.MemFreeHost, {"cuMemFreeHost"}) &&
+      resolve(L, D.MemHostRegister, {"cuMemHostRegister_v2"}) &&
+      resolve(L, D.MemHostUnregister, {"cuMemHostUnregister"}) &&
       resolve(L, D.Memcpy, {"cuMemcpy"}) &&
       resolve(L, D.ModuleLoadDataEx, {"cuModuleLoadDataEx"}) &&
       resolve(L, D.ModuleUnload, {"cuModuleUnload"}) &&

@@ -28,6 +28,7 @@ using CUevent = struct CUevent_st *;
 
 inline constexpr CUresult CUDA_SUCCESS = 0;
 inline constexpr CUresult CUDA_ERROR_NOT_READY = 600;
+inline constexpr CUresult CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED = 712;
 
 /// CUdevice_attribute values we ask for.
 enum DeviceAttribute : int {
@@ -57,6 +58,8 @@ enum DeviceAttribute : int {
 
 inline constexpr unsigned MemHostAllocPortable = 0x1;
 inline constexpr unsigned MemHostAllocDeviceMap = 0x2;
+inline constexpr unsigned MemHostRegisterPortable = 0x1;
+inline constexpr unsigned MemHostRegisterDeviceMap = 0x2;
 inline constexpr unsigned StreamNonBlocking = 0x1;
 inline constexpr unsigned EventDisableTiming = 0x2;
 inline constexpr int JitInfoLogBuffer = 3;
@@ -82,6 +85,8 @@ struct CudaDriver {
   CUresult (*MemFree)(CUdeviceptr);
   CUresult (*MemHostAlloc)(void **, size_t, unsigned);
   CUresult (*MemFreeHost)(void *);
+  CUresult (*MemHostRegister)(void *, size_t, unsigned);
+  CUresult (*MemHostUnregister)(void *);
   CUresult (*Memcpy)(CUdeviceptr, CUdeviceptr, size_t);
   CUresult (*ModuleLoadDataEx)(CUmodule *, const void *, unsigned, int *,
                                void **);

@@ -8,8 +8,11 @@
 #include "runtime/core/Queue.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 
 namespace openhsa::gpu {
 
@@ -136,11 +139,10 @@ GpuAgent::discover(const Topology &Topo, unsigned FirstOrdinal) {
                  D->errorText(R).c_str());
       continue;
     }
-    // The nearest CPU node: the first, until hwloc's PCI objects are
-    // matched against the bus id.
-    Agents.push_back(std::make_unique<GpuAgent>(
-        *D, Dev, Ctx, std::move(Info), Topo, Topo.nodes().front(),
-        FirstOrdinal + unsigned(Agents.size())));
+    const CpuNodeInfo &Near = nearestCpuNode(Topo, Info.PciBusId);
+    Agents.push_back(
+        std::make_unique<GpuAgent>(*D, Dev, Ctx, std::move(Info), Topo, Near,
+                                   FirstOrdinal + unsigned(Agents.size())));
   }
   return Agents;
 }
@@ -149,7 +151,8 @@ GpuAgent::GpuAgent(const CudaDriver &Driver, CUdevice Device, CUcontext Context,
                    DeviceInfo DI, const Topology &Topo, const CpuNodeInfo &Near,
                    unsigned Ordinal)
     : Driver(Driver), Device(Device), Context(Context), Info(std::move(DI)),
-      Near(Near), Ordinal(Ordinal) {
+      Near(Near), Ordinal(Ordinal),
+      NearOrdinal(unsigned(&Near - Topo.nodes().data())) {
   Regions.push_back(std::make_unique<GpuRegion>(
       *this, Region::Kind::GlobalCoarseGrained, Info.TotalMemory, Topo, Near));
   const uint64_t Host =
@@ -296,7 +299,11 @@ hsa_status_t GpuAgent::getInfo(uint32_t Attribute, void *Value) const {
     *static_cast<hsa_queue_type32_t *>(Value) = HSA_QUEUE_TYPE_MULTI;
     break;
   case HSA_AGENT_INFO_NODE:
-    *static_cast<uint32_t *>(Value) = Ordinal;
+    // The NUMA node of the nearest CPU agent, numbered as CPU agents
+    // number theirs: a program finds the CPU agent next to the GPU.
+    *static_cast<uint32_t *>(Value) = Near.NumaNodeOsIndex >= 0
+                                          ? uint32_t(Near.NumaNodeOsIndex)
+                                          : NearOrdinal;
     break;
   case HSA_AGENT_INFO_DEVICE:
     *static_cast<hsa_device_type_t *>(Value) = HSA_DEVICE_TYPE_GPU;
@@ -344,6 +351,56 @@ bool copyMemory(const GpuAgent &A, void *Dst, const void *Src, size_t Size) {
   // With unified addressing the driver tells the kinds of memory apart.
   return A.driver().Memcpy(CUdeviceptr(uintptr_t(Dst)),
                            CUdeviceptr(uintptr_t(Src)), Size) == CUDA_SUCCESS;
+}
+
+const CpuNodeInfo &nearestCpuNode(const Topology &Topo,
+                                  const std::string &BusId,
+                                  const std::string &SysfsRoot) {
+  const std::string Dir = SysfsRoot + "/bus/pci/devices/" + BusId + "/";
+  auto ReadLine = [](const std::string &Path) {
+    std::ifstream In(Path);
+    std::string Line;
+    std::getline(In, Line);
+    return Line;
+  };
+  // The device's NUMA node, where the machine has several.
+  const std::string Numa = ReadLine(Dir + "numa_node");
+  if (!Numa.empty() && Numa[0] != '-') {
+    const int Node = std::atoi(Numa.c_str());
+    for (const CpuNodeInfo &N : Topo.nodes())
+      if (N.NumaNodeOsIndex == Node)
+        return N;
+  }
+  // Else the node holding the first of its local CPUs ("0-15,32-47").
+  const std::string Cpus = ReadLine(Dir + "local_cpulist");
+  if (!Cpus.empty() && std::isdigit(static_cast<unsigned char>(Cpus[0]))) {
+    const unsigned First = unsigned(std::atoi(Cpus.c_str()));
+    for (const CpuNodeInfo &N : Topo.nodes())
+      if (std::find(N.ProcessingUnits.begin(), N.ProcessingUnits.end(),
+                    First) != N.ProcessingUnits.end())
+        return N;
+  }
+  return Topo.nodes().front();
+}
+
+PinResult pinHostMemory(const GpuAgent &A, void *Ptr, size_t Size) {
+  if (!A.makeCurrent())
+    return PinResult::Failed;
+  CUresult R = A.driver().MemHostRegister(
+      Ptr, Size, MemHostRegisterPortable | MemHostRegisterDeviceMap);
+  if (R == CUDA_SUCCESS)
+    return PinResult::Pinned;
+  // Inside a range registered before: already reachable.
+  if (R == CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED)
+    return PinResult::AlreadyPinned;
+  log::write(log::Level::Error, "cannot register %zu bytes for GPU agents: %s",
+             Size, A.driver().errorText(R).c_str());
+  return PinResult::Failed;
+}
+
+void unpinHostMemory(const GpuAgent &A, void *Ptr) {
+  if (A.makeCurrent())
+    A.driver().MemHostUnregister(Ptr);
 }
 
 } // namespace openhsa::gpu

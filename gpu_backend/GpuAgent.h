@@ -74,6 +74,7 @@ private:
   DeviceInfo Info;
   const CpuNodeInfo &Near;
   unsigned Ordinal;
+  unsigned NearOrdinal; // Near's index among the CPU nodes.
   std::unique_ptr<Isa> OwnIsa;
   std::atomic<uint32_t> QueueCount{0};
 };
@@ -82,6 +83,19 @@ private:
 /// reach (hsa_memory_copy, where a buffer is A's device memory); false when
 /// the driver refuses.
 bool copyMemory(const GpuAgent &A, void *Dst, const void *Src, size_t Size);
+
+/// The CPU node nearest the PCI device BusId ("dddd:bb:dd.f"), from the
+/// NUMA node or local CPUs Linux reports under SysfsRoot/bus/pci/devices;
+/// the first node where it reports neither.
+const CpuNodeInfo &nearestCpuNode(const Topology &Topo,
+                                  const std::string &BusId,
+                                  const std::string &SysfsRoot = "/sys");
+
+/// hsa_memory_register for GPU agents: pins Size bytes at Ptr and maps
+/// them into every device at the same address (portable registration).
+enum class PinResult { Pinned, AlreadyPinned, Failed };
+PinResult pinHostMemory(const GpuAgent &A, void *Ptr, size_t Size);
+void unpinHostMemory(const GpuAgent &A, void *Ptr);
 
 } // namespace openhsa::gpu
 

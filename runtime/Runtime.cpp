@@ -2,9 +2,9 @@
 #include "runtime/Runtime.h"
 
 #include "cpu_agent/AgentDispatchAgent.h"
-#include "gpu_backend/GpuAgent.h"
 #include "cpu_agent/CpuAgent.h"
 #include "cpu_agent/KernelDescriptor.h"
+#include "gpu_backend/GpuAgent.h"
 #include "runtime/CodeObjectStore.h"
 #include "runtime/core/Log.h"
 
@@ -14,6 +14,17 @@
 #include <string>
 
 namespace openhsa {
+
+/// The first GPU agent, whose driver pins registered memory for every GPU
+/// agent (portable registrations); null without GPU agents.
+static const gpu::GpuAgent *
+firstGpuAgent(const std::vector<std::unique_ptr<Agent>> &Agents) {
+  for (const auto &A : Agents)
+    if (A->deviceType() == HSA_DEVICE_TYPE_GPU)
+      return static_cast<const gpu::GpuAgent *>(A.get());
+  return nullptr;
+}
+
 
 std::mutex Runtime::LifetimeMutex;
 uint32_t Runtime::RefCount = 0;
@@ -101,6 +112,13 @@ Runtime::~Runtime() {
   for (auto &[Ptr, A] : Allocations)
     A.Home->free(const_cast<char *>(Ptr), A.Size);
   Allocations.clear();
+  // Registrations the application left: unpinned while the driver's
+  // context is still held.
+  if (const gpu::GpuAgent *G = firstGpuAgent(Agents))
+    for (auto &[Ptr, Reg] : Registered)
+      if (Reg.Pinned)
+        gpu::unpinHostMemory(*G, const_cast<char *>(Ptr));
+  Registered.clear();
   // Agent dispatch agents before the kernel agents whose processors they
   // share.
   while (!Agents.empty())
@@ -335,18 +353,33 @@ hsa_status_t Runtime::assignAgent(void *Ptr, Agent &A) {
 hsa_status_t Runtime::registerMemory(void *Ptr, size_t Size) {
   std::unique_lock Lock(MemoryMutex);
   auto &Entry = Registered[static_cast<const char *>(Ptr)];
-  Entry.first = std::max(Entry.first, Size);
-  ++Entry.second;
+  // Host memory is the CPU agents' already; GPU agents reach it once it is
+  // pinned and mapped (the base profile's contract, Runtime 2.7.4).
+  if (Entry.Count == 0 && Size)
+    if (const gpu::GpuAgent *G = firstGpuAgent(Agents)) {
+      gpu::PinResult R = gpu::pinHostMemory(*G, Ptr, Size);
+      if (R == gpu::PinResult::Failed) {
+        Registered.erase(static_cast<const char *>(Ptr));
+        return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+      }
+      Entry.Pinned = R == gpu::PinResult::Pinned;
+    }
+  Entry.Size = std::max(Entry.Size, Size);
+  ++Entry.Count;
   return HSA_STATUS_SUCCESS;
 }
 
 hsa_status_t Runtime::deregisterMemory(void *Ptr, size_t Size) {
   std::unique_lock Lock(MemoryMutex);
   auto It = Registered.find(static_cast<const char *>(Ptr));
-  if (It == Registered.end() || It->second.first < Size)
+  if (It == Registered.end() || It->second.Size < Size)
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  if (--It->second.second == 0)
+  if (--It->second.Count == 0) {
+    if (It->second.Pinned)
+      if (const gpu::GpuAgent *G = firstGpuAgent(Agents))
+        gpu::unpinHostMemory(*G, Ptr);
     Registered.erase(It);
+  }
   return HSA_STATUS_SUCCESS;
 }
 

@@ -135,8 +135,14 @@ private:
   };
   mutable std::shared_mutex MemoryMutex;
   std::map<const char *, Allocation> Allocations; // By start address.
-  std::map<const char *, std::pair<size_t, uint32_t>>
-      Registered; // Size, count.
+  struct Registration {
+    size_t Size = 0;
+    uint32_t Count = 0;
+    /// Pinned and mapped for GPU agents by this registration (and to be
+    /// unpinned with it); false where an overlapping one did it already.
+    bool Pinned = false;
+  };
+  std::map<const char *, Registration> Registered;
 };
 
 /// Says why an entry point cannot do its job yet (a warning, once per

@@ -83,7 +83,8 @@ hsa_status_t hsa_memory_register(void *ptr, size_t size) {
   OPENHSA_REQUIRE(!(size == 0 && ptr), HSA_STATUS_ERROR_INVALID_ARGUMENT);
   if (!ptr)
     return HSA_STATUS_SUCCESS; // Nothing to register.
-  // Host memory is already visible to every CPU agent; the registration is
+  // Host memory is already visible to every CPU agent; GPU agents need it
+  // pinned and mapped (Runtime::registerMemory). The registration is
   // recorded so deregistration can be checked.
   return R->registerMemory(ptr, size);
 }

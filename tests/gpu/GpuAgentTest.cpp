@@ -309,6 +309,31 @@ TEST_F(GpuAgentTest, VectorAddRunsWithAPartialWorkGroup) {
     ASSERT_EQ(C[I], A[I] + B[I]) << "at " << I;
 }
 
+// The base profile's contract (Runtime 2.7.4): memory the program did not
+// get from the runtime reaches a kernel once registered.
+TEST_F(GpuAgentTest, RegisteredHostMemoryReachesKernels) {
+  const uint64_t K = load(VectorAdd, "&vadd");
+  ASSERT_NE(K, 0u);
+  constexpr uint32_t N = 5000;
+  std::vector<float> A(N), C(N, 0.0f);
+  for (uint32_t I = 0; I < N; ++I)
+    A[I] = float(I) + 0.5f;
+  ASSERT_EQ(hsa_memory_register(A.data(), N * 4), HSA_STATUS_SUCCESS);
+  ASSERT_EQ(hsa_memory_register(C.data(), N * 4), HSA_STATUS_SUCCESS);
+  // Registering again (counted) and a range inside a registered one work.
+  EXPECT_EQ(hsa_memory_register(A.data(), N * 4), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_memory_register(A.data() + 16, 64), HSA_STATUS_SUCCESS);
+  VaddArgs Args{A.data(), A.data(), C.data(), N};
+  ASSERT_TRUE(run(K, &Args, sizeof(Args), 1, {N, 1, 1}, {128, 1, 1}));
+  EXPECT_EQ(LastQueueError.load(), HSA_STATUS_SUCCESS);
+  for (uint32_t I = 0; I < N; ++I)
+    ASSERT_EQ(C[I], 2 * A[I]) << I;
+  EXPECT_EQ(hsa_memory_deregister(A.data() + 16, 64), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_memory_deregister(A.data(), N * 4), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_memory_deregister(A.data(), N * 4), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_memory_deregister(C.data(), N * 4), HSA_STATUS_SUCCESS);
+}
+
 TEST_F(GpuAgentTest, DeviceMemoryBuffersAndCopiesAroundADispatch) {
   const uint64_t K = load(VectorAdd, "&vadd");
   ASSERT_NE(K, 0u);
@@ -562,10 +587,10 @@ TEST_F(GpuAgentTest, ACpuKernelObjectOnAGpuQueueIsRefused) {
 }
 
 // A fault on the device poisons the CUDA context of every queue of the
-// agent (CUDA's errors are sticky): the queue reports it and the process
-// lives. Using the GPU again in the same process after such a fault is not
-// reliable yet, so the fault happens in a child process running this test
-// with OPENHSA_GPU_FAULT_CHILD set.
+// agent (CUDA's errors are sticky; after an illegal address the process
+// cannot use the device again): the queue reports it, the process lives,
+// hsa_shut_down and hsa_init work. The fault happens in a child process
+// running this test with OPENHSA_GPU_FAULT_CHILD set.
 TEST_F(GpuAgentTest, AFaultingKernelIsReportedAndTheProcessLives) {
   if (!std::getenv("OPENHSA_GPU_FAULT_CHILD")) {
     EXPECT_EQ(runChild({"--gtest_filter=GpuAgentTest."
@@ -595,6 +620,18 @@ prog kernel &bad(kernarg_u64 %p)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   EXPECT_EQ(LastQueueError.load(), HSA_STATUS_ERROR_EXCEPTION);
   hsa_signal_destroy(Done);
+  // hsa_shut_down and a new hsa_init still work. (CUDA keeps the process
+  // from the device after an illegal address, so the new runtime may have
+  // no GPU agent; its CPU agents work.)
+  TearDown();
+  Executables.clear();
+  Queue = nullptr;
+  Initialized = false;
+  ASSERT_EQ(hsa_init(), HSA_STATUS_SUCCESS);
+  Found Again;
+  hsa_iterate_agents(findAgents, &Again);
+  EXPECT_NE(Again.Cpu.handle, 0u);
+  EXPECT_EQ(hsa_shut_down(), HSA_STATUS_SUCCESS);
 }
 
 TEST_F(GpuAgentTest, CpuThenGpuOnTheSameBuffers) {
