@@ -88,8 +88,10 @@ llvm::Expected<CodeObject> finalizeForGpu(const FinalizeRequest &Request,
   // (PRM 16.2.1, 4.19.4): PTX's .ftz instructions and canonical NaNs give
   // that, without the exact software paths of the full profile.
   if (Request.Profile == 0 /* BASE */) {
-    M->addModuleFlag(llvm::Module::Override, detail::FloatEmitter::NativeFtz32Flag, 1);
-    M->addModuleFlag(llvm::Module::Override, detail::FloatEmitter::AnyQuietNaNFlag, 1);
+    M->addModuleFlag(llvm::Module::Override,
+                     detail::FloatEmitter::NativeFtz32Flag, 1);
+    M->addModuleFlag(llvm::Module::Override,
+                     detail::FloatEmitter::AnyQuietNaNFlag, 1);
   }
   LoweringOptions Options;
   Options.DetectExceptions = Request.Directives.DetectExceptions;
@@ -99,6 +101,10 @@ llvm::Expected<CodeObject> finalizeForGpu(const FinalizeRequest &Request,
   auto Lowered = lowerProgram(Request.Modules, *M, Options);
   if (!Lowered)
     return Lowered.takeError();
+  if (!Lowered->IndirectFunctions.empty())
+    return llvm::createStringError(
+        "the program has indirect functions, which GPU agents do not "
+        "support yet");
   for (const LoweredKernel &K : Lowered->Kernels) {
     if (K.Symbol.EnabledDetectExceptions)
       return llvm::createStringError(
@@ -127,10 +133,6 @@ llvm::Expected<CodeObject> finalizeForGpu(const FinalizeRequest &Request,
     CO.Kernels.push_back(K.Symbol);
   }
   CO.Variables = Lowered->Variables;
-  if (!Lowered->IndirectFunctions.empty())
-    return llvm::createStringError(
-        "the program has indirect functions, which GPU agents do not "
-        "support yet");
   CO.Object.assign(Ptx->begin(), Ptx->end());
   return CO;
 }

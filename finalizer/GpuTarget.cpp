@@ -305,9 +305,75 @@ static bool reaches(llvm::Function *From, llvm::Function *Target) {
   return false;
 }
 
+/// LLVM 19's NVPTX back end selects atomics only as relaxed: fences and
+/// acquire or release loads and stores do not select at all (LLVM aborts),
+/// and read-modify-writes lose their order. Each becomes its relaxed form
+/// between full memory barriers (membar.sys: lowering performs every HSAIL
+/// scope as system scope, which is always allowed): a barrier before the
+/// access for release, after it for acquire.
+static void legalizeAtomics(llvm::Module &M) {
+  llvm::SmallVector<llvm::Instruction *, 16> Work;
+  for (llvm::Function &F : M)
+    for (llvm::Instruction &I : llvm::instructions(F))
+      if (I.isAtomic())
+        Work.push_back(&I);
+  if (Work.empty())
+    return;
+  llvm::Function *Membar =
+      llvm::Intrinsic::getDeclaration(&M, llvm::Intrinsic::nvvm_membar_sys);
+  auto Before = [&](llvm::Instruction *I) {
+    llvm::CallInst::Create(Membar, {}, "", I->getIterator());
+  };
+  auto After = [&](llvm::Instruction *I) {
+    llvm::CallInst::Create(Membar, {}, "", std::next(I->getIterator()));
+  };
+  using llvm::AtomicOrdering;
+  auto Releases = [](AtomicOrdering O) {
+    return O == AtomicOrdering::Release ||
+           O == AtomicOrdering::AcquireRelease ||
+           O == AtomicOrdering::SequentiallyConsistent;
+  };
+  auto Acquires = [](AtomicOrdering O) {
+    return O == AtomicOrdering::Acquire ||
+           O == AtomicOrdering::AcquireRelease ||
+           O == AtomicOrdering::SequentiallyConsistent;
+  };
+  for (llvm::Instruction *I : Work) {
+    if (auto *F = llvm::dyn_cast<llvm::FenceInst>(I)) {
+      Before(F);
+      F->eraseFromParent();
+      continue;
+    }
+    AtomicOrdering O = AtomicOrdering::Monotonic;
+    if (auto *L = llvm::dyn_cast<llvm::LoadInst>(I)) {
+      O = L->getOrdering();
+      L->setOrdering(AtomicOrdering::Monotonic);
+      L->setSyncScopeID(llvm::SyncScope::System);
+    } else if (auto *S = llvm::dyn_cast<llvm::StoreInst>(I)) {
+      O = S->getOrdering();
+      S->setOrdering(AtomicOrdering::Monotonic);
+      S->setSyncScopeID(llvm::SyncScope::System);
+    } else if (auto *R = llvm::dyn_cast<llvm::AtomicRMWInst>(I)) {
+      O = R->getOrdering();
+      R->setOrdering(AtomicOrdering::Monotonic);
+    } else if (auto *X = llvm::dyn_cast<llvm::AtomicCmpXchgInst>(I)) {
+      O = X->getSuccessOrdering();
+      X->setSuccessOrdering(AtomicOrdering::Monotonic);
+      X->setFailureOrdering(AtomicOrdering::Monotonic);
+    } else {
+      continue;
+    }
+    if (Releases(O))
+      Before(I);
+    if (Acquires(O))
+      After(I);
+  }
+}
+
 llvm::Error buildGpuKernels(llvm::Module &M, LoweredProgram &Program) {
   llvm::LLVMContext &C = M.getContext();
   assumeNaturalAlignment(M);
+  legalizeAtomics(M);
   defineQueries(M);
   auto *WiTy = workItemType(C);
   auto *Ptr = llvm::PointerType::get(C, 0);
@@ -407,6 +473,16 @@ llvm::Error buildGpuKernels(llvm::Module &M, LoweredProgram &Program) {
       G->setName(ptxName(V.ObjectSymbol));
       V.ObjectSymbol = G->getName().str();
     }
+  }
+  // PTX names are letters, digits, '_' and '$': LLVM aborts on others
+  // ('&' of HSAIL names, say). Every definition gets such a name; the
+  // entries and variables are named so already.
+  for (llvm::GlobalValue &G : M.global_values()) {
+    if (G.isDeclaration())
+      continue;
+    const std::string Valid = ptxName(G.getName());
+    if (Valid != G.getName())
+      G.setName(Valid);
   }
   // What reaches the host runtime is not there on the GPU yet.
   for (llvm::GlobalValue &G : M.global_values()) {

@@ -195,6 +195,36 @@ prog kernel &k(kernarg_u64 %p)
   EXPECT_EQ(Ptx.find("2147483647"), std::string::npos) << Ptx;
 }
 
+// Ordered atomics and fences (PRM 6.2, 6.9): LLVM 19's NVPTX back end
+// would abort on an acquire load, a release store or a fence, and would
+// drop the order of a read-modify-write; they become relaxed accesses
+// between memory barriers.
+TEST(GpuCodegenTest, OrderedAtomicsAndFencesBecomeBarriers) {
+  auto CO = finalizeForGpu(R"(
+module &m:1:0:$full:$large:$default;
+prog kernel &k(kernarg_u64 %p)
+{
+	ld_kernarg_u64 $d0, [%p];
+	atomic_ld_global_scacq_system_b32 $s0, [$d0];
+	atomicnoret_st_global_screl_system_b32 [$d0+4], $s0;
+	atomic_add_global_scar_system_u32 $s1, [$d0+8], 1;
+	atomic_cas_global_scar_system_b32 $s2, [$d0+12], 1, 2;
+	memfence_scar_system;
+	atomic_ld_global_rlx_system_b32 $s3, [$d0+16];
+	add_u32 $s0, $s0, $s1;
+	add_u32 $s0, $s0, $s2;
+	add_u32 $s0, $s0, $s3;
+	st_global_u32 $s0, [$d0+20];
+};
+)");
+  ASSERT_TRUE(bool(CO)) << llvm::toString(CO.takeError());
+  const std::string Ptx = ptxOf(*CO);
+  EXPECT_NE(Ptx.find("membar.sys"), std::string::npos) << Ptx;
+  EXPECT_NE(Ptx.find("atom.add"), std::string::npos) << Ptx;
+  EXPECT_NE(Ptx.find("atom.cas"), std::string::npos) << Ptx;
+  EXPECT_NE(Ptx.find("ld.volatile"), std::string::npos) << Ptx;
+}
+
 TEST(GpuCodegenTest, WhatNeedsTheHostRuntimeIsRefusedByName) {
   auto CO = finalizeForGpu(R"(
 module &m:1:0:$full:$large:$default;
@@ -207,6 +237,29 @@ kernel &k(kernarg_u64 %out)
 )");
   ASSERT_FALSE(bool(CO));
   EXPECT_NE(llvm::toString(CO.takeError()).find("clock"), std::string::npos);
+}
+
+// Indirect functions are refused before code generation, which would
+// abort on their HSAIL names.
+TEST(GpuCodegenTest, IndirectFunctionsAreRefusedByName) {
+  auto CO = finalizeForGpu(R"(
+module &m:1:0:$full:$large:$default;
+indirect function &negate(arg_u32 %r)(arg_u32 %x)
+{
+	ld_arg_u32 $s0, [%x];
+	neg_s32 $s0, $s0;
+	st_arg_u32 $s0, [%r];
+	ret;
+};
+prog kernel &k(kernarg_u64 %out)
+{
+	ld_kernarg_u64 $d0, [%out];
+	st_global_u32 0, [$d0];
+};
+)");
+  ASSERT_FALSE(bool(CO));
+  EXPECT_NE(llvm::toString(CO.takeError()).find("indirect functions"),
+            std::string::npos);
 }
 
 TEST(GpuCodegenTest, FbarriersAreRefusedByName) {

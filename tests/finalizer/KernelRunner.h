@@ -19,6 +19,12 @@
 
 #include <gtest/gtest.h>
 
+// openhsa_finalizer_all, built to run the tests on another machine, can
+// also run them on a GPU agent (GpuRunner.h, OPENHSA_TEST_AGENT=gpu).
+#ifdef OPENHSA_TEST_GPU_AGENT
+#include "GpuRunner.h"
+#endif
+
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -32,7 +38,10 @@ namespace openhsa::test {
 struct FinalizedProgram {
   std::vector<uint8_t> Brig;
   finalizer::CodeObject Code;
-  std::unique_ptr<finalizer::LoadedObject> Loaded;
+  std::unique_ptr<finalizer::LoadedObject> Loaded; // Host code.
+#ifdef OPENHSA_TEST_GPU_AGENT
+  std::shared_ptr<gpu::Loaded> Gpu; // Or the GPU agent's.
+#endif
 
   const finalizer::KernelSymbol *kernel(const std::string &Name) const {
     for (const auto &K : Code.Kernels)
@@ -45,8 +54,8 @@ struct FinalizedProgram {
 /// Assembles, validates, finalizes and loads Source; the error text on
 /// failure. VectorWidth: work-items at once (finalizer::FinalizeRequest;
 /// 0: the host's, or scalar with OPENHSA_VECTORIZE=0).
-inline llvm::Expected<FinalizedProgram>
-finalizeText(const std::string &Source, unsigned VectorWidth = 0) {
+inline llvm::Expected<FinalizedProgram> finalizeText(const std::string &Source,
+                                                     unsigned VectorWidth = 0) {
   FinalizedProgram P;
   auto Brig = brig::assembler::assembleHsail(Source);
   if (!Brig)
@@ -58,10 +67,26 @@ finalizeText(const std::string &Source, unsigned VectorWidth = 0) {
   finalizer::FinalizeRequest R;
   R.Modules.push_back(std::move(*M));
   R.VectorWidth = VectorWidth;
+#ifdef OPENHSA_TEST_GPU_AGENT
+  if (gpu::enabled()) {
+    if (!gpu::session())
+      return llvm::createStringError("OPENHSA_TEST_AGENT=gpu: no GPU agent");
+    R.IsaName = gpu::session()->IsaName;
+  }
+#endif
   auto CO = finalizer::finalize(R);
   if (!CO)
     return CO.takeError();
   P.Code = std::move(*CO);
+#ifdef OPENHSA_TEST_GPU_AGENT
+  if (gpu::enabled()) {
+    auto G = gpu::load(P.Code);
+    if (!G)
+      return G.takeError();
+    P.Gpu = std::move(*G);
+    return P;
+  }
+#endif
   auto L = finalizer::LoadedObject::load(P.Code, {});
   if (!L)
     return L.takeError();
@@ -89,11 +114,27 @@ finalizeTexts(const std::vector<std::string> &Sources) {
       return M.takeError();
     R.Modules.push_back(std::move(*M));
   }
+#ifdef OPENHSA_TEST_GPU_AGENT
+  if (gpu::enabled()) {
+    if (!gpu::session())
+      return llvm::createStringError("OPENHSA_TEST_AGENT=gpu: no GPU agent");
+    R.IsaName = gpu::session()->IsaName;
+  }
+#endif
   auto CO = finalizer::finalize(R);
   if (!CO)
     return CO.takeError();
   P.Brig = std::move(Brigs.front());
   P.Code = std::move(*CO);
+#ifdef OPENHSA_TEST_GPU_AGENT
+  if (gpu::enabled()) {
+    auto G = gpu::load(P.Code);
+    if (!G)
+      return G.takeError();
+    P.Gpu = std::move(*G);
+    return P;
+  }
+#endif
   auto L = finalizer::LoadedObject::load(P.Code, {});
   if (!L)
     return L.takeError();
@@ -121,6 +162,12 @@ inline void runKernel(const FinalizedProgram &P, const std::string &Name,
                       const Grid &G, const void *Kernarg) {
   const finalizer::KernelSymbol *K = P.kernel(Name);
   ASSERT_NE(K, nullptr) << "no kernel " << Name;
+#ifdef OPENHSA_TEST_GPU_AGENT
+  if (P.Gpu)
+    return gpu::dispatch(*P.Gpu, *K, G.Size, G.WorkGroup, G.Dims,
+                         K->GroupSegmentSize + G.DynamicGroupBytes, Kernarg,
+                         K->KernargSegmentSize);
+#endif
   auto Entry = P.Loaded->address(K->EntrySymbol);
   ASSERT_TRUE(bool(Entry)) << llvm::toString(Entry.takeError());
   auto Fn = reinterpret_cast<hsa_ext_openhsa_workgroup_fn_t>(*Entry);
@@ -259,6 +306,13 @@ inline void runKernelWith(const FinalizedProgram &P, const std::string &Name,
                           const RunOptions &O) {
   const finalizer::KernelSymbol *K = P.kernel(Name);
   ASSERT_NE(K, nullptr) << "no kernel " << Name;
+#ifdef OPENHSA_TEST_GPU_AGENT
+  // The GPU runs its own way: the options of a host run do not apply.
+  if (P.Gpu)
+    return gpu::dispatch(*P.Gpu, *K, G.Size, G.WorkGroup, G.Dims,
+                         K->GroupSegmentSize + G.DynamicGroupBytes, Kernarg,
+                         K->KernargSegmentSize);
+#endif
   auto Entry = P.Loaded->address(K->EntrySymbol);
   ASSERT_TRUE(bool(Entry)) << llvm::toString(Entry.takeError());
   auto Fn = reinterpret_cast<hsa_ext_openhsa_workgroup_fn_t>(*Entry);
