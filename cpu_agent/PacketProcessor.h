@@ -79,7 +79,10 @@ private:
   Outcome processBarrier(QueueState &S, const void *Slot, bool IsAnd);
   Outcome processAgentDispatch(QueueState &S, const void *Slot);
   void unwatch(QueueState &S);
-  void runWorkGroups(DispatchJob &Job, uint64_t Begin, uint64_t End,
+  /// Runs work-groups [Begin, End) of Job on arena slot Slot (or this
+  /// thread's); false when one of them faulted: the queue has reported
+  /// HSA_STATUS_ERROR_EXCEPTION and the dispatch does not complete.
+  bool runWorkGroups(DispatchJob &Job, uint64_t Begin, uint64_t End,
                      unsigned Slot);
   void complete(hsa_signal_t Completion, uint16_t Header);
 
