@@ -1,8 +1,8 @@
 //===- cpu_agent/KernelHelpers.cpp - Functions kernels call ---------------===//
 #include "cpu_agent/KernelHelpers.h"
-#include "cpu_agent/KernelFaults.h"
 
-#include "finalizer/RuntimeHelpers.h"
+#include "abi/RuntimeHelpers.h"
+#include "cpu_agent/KernelFaults.h"
 #include "runtime/core/Clock.h"
 #include "runtime/core/Queue.h"
 #include "runtime/core/Signal.h"
@@ -11,7 +11,7 @@
 
 using openhsa::Queue;
 using openhsa::Signal;
-using openhsa::finalizer::SignalOp;
+using openhsa::abi::SignalOp;
 
 namespace {
 
@@ -163,10 +163,10 @@ void __openhsa_trap(hsa_queue_t *HsaQueue, uint32_t Status, uint64_t Value) {
 namespace openhsa::cpu {
 
 void registerKernelHelpers() {
-  namespace helper = finalizer::helper;
+  namespace helper = abi::helper;
   static_assert(sizeof(Queue::WriteIndexOffset) == sizeof(uint64_t),
                 "finalized code reads the queue index offsets as uint64_t");
-  static const finalizer::RuntimeHelper Helpers[] = {
+  static const abi::RuntimeHelper Helpers[] = {
       {helper::SignalModify,
        reinterpret_cast<const void *>(&__openhsa_signal_modify)},
       {helper::SignalWait,
@@ -177,7 +177,7 @@ void registerKernelHelpers() {
       {helper::QueueReadIndexOffset, &Queue::ReadIndexOffset},
   };
   static std::once_flag Once;
-  std::call_once(Once, [] { finalizer::registerRuntimeHelpers(Helpers); });
+  std::call_once(Once, [] { abi::registerRuntimeHelpers(Helpers); });
 }
 
 } // namespace openhsa::cpu
