@@ -223,6 +223,12 @@ void PacketProcessor::unwatch(QueueState &S) {
 
 bool PacketProcessor::processQueue(QueueState &S) {
   Queue &Q = *S.Q;
+  if (const int Error = S.PendingError.exchange(HSA_STATUS_SUCCESS,
+                                                std::memory_order_acquire);
+      Error != HSA_STATUS_SUCCESS) {
+    Q.reportError(hsa_status_t(Error));
+    return true; // The queue is inactive now, maybe destroyed.
+  }
   bool Progress = false;
   while (Q.isActive()) {
     const uint64_t Index = Q.loadRead(std::memory_order_relaxed);
@@ -413,7 +419,7 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
 
   if (InlineSmallDispatches && Job->TotalGroups == 1) {
     if (!runWorkGroups(*Job, 0, 1, InlineSlot))
-      return Outcome::Failed; // A fault: the queue is inactive now.
+      return Fail(HSA_STATUS_ERROR_EXCEPTION); // A kernel fault.
     complete(P.completion_signal, P.header);
     return Outcome::Consumed;
   }
@@ -436,9 +442,13 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
                       });
     tookOver(&Raw->TotalGroups); // Every chunk, before the completion.
     // A faulted dispatch leaves its completion signal alone, like every
-    // later packet of the now inactive queue (README).
+    // later packet of the now inactive queue (README); the processor thread
+    // reports the fault.
     if (!Owned->Faulted.load(std::memory_order_relaxed))
       complete(Owned->Packet.completion_signal, Owned->Packet.header);
+    else
+      Owned->State->PendingError.store(HSA_STATUS_ERROR_EXCEPTION,
+                                       std::memory_order_release);
     Owned->State->InFlight.fetch_sub(1, std::memory_order_acq_rel);
     Wake.notify();
   });
@@ -527,7 +537,7 @@ bool PacketProcessor::runWorkGroups(DispatchJob &Job, uint64_t Begin,
              signalName(Sig),
              static_cast<unsigned long long>(Job.Context.packet_id),
              static_cast<unsigned long long>(Job.Q->hsa()->id));
-  Job.Q->reportError(HSA_STATUS_ERROR_EXCEPTION);
+  Job.Q->inactivate(); // No later packet starts meanwhile.
   return false;
 }
 

@@ -230,6 +230,42 @@ TEST_F(DispatchFault, ShutDownAfterAFault) {
   expectFaultEndsQueue(loadKernel);
 }
 
+/// A queue callback that destroys the queue it reports on (allowed: the
+/// queue is no longer used by the program), then raises its signal.
+void destroyOnError(hsa_status_t Status, hsa_queue_t *Source, void *Data) {
+  auto *Log = static_cast<ErrorLog *>(Data);
+  Log->LastStatus.store(Status);
+  Log->LastSource.store(Source);
+  EXPECT_EQ(hsa_queue_destroy(Source), HSA_STATUS_SUCCESS);
+  Log->Count.fetch_add(1);
+  hsa_signal_add_screlease(Log->Raised, 1);
+}
+
+// The callback of a faulted queue may destroy that queue, whether the
+// faulting work-group ran on the packet processor's thread (one
+// work-group) or on oneTBB's workers (many).
+TEST_F(DispatchFault, CallbackMayDestroyTheQueue) {
+  Inaccessible Page;
+  uint32_t Ran = 0;
+  auto *Args = allocKernarg<FaultArgs>();
+  *Args = {Page.word(), &Ran, 0, 0};
+  const uint64_t K = makeKernel(loadKernel, sizeof(FaultArgs));
+  for (uint32_t Groups : {1u, 64u}) {
+    ErrorLog &Log = errorLog();
+    hsa_queue_t *Q = nullptr;
+    ASSERT_EQ(hsa_queue_create(Cpu, 16, HSA_QUEUE_TYPE_MULTI, destroyOnError,
+                               &Log, UINT32_MAX, UINT32_MAX, &Q),
+              HSA_STATUS_SUCCESS);
+    auto P =
+        dispatchPacket(K, Args, 1, {Groups, 1, 1}, {1, 1, 1}, hsa_signal_t{0});
+    submitPacket(Q, &P, packetHeader(HSA_PACKET_TYPE_KERNEL_DISPATCH));
+    ASSERT_EQ(waitUntil(Log.Raised, HSA_SIGNAL_CONDITION_GTE, 1), 1)
+        << "no error reported for " << Groups << " work-groups";
+    EXPECT_EQ(Log.LastStatus.load(), int(HSA_STATUS_ERROR_EXCEPTION));
+  }
+  expectQueueWorks(makeKernel(countKernel, sizeof(FaultArgs)));
+}
+
 //===-- The handler installed before the runtime's
 //--------------------------===//
 
