@@ -16,6 +16,9 @@
 //  - Any other fault (a thread not running kernel code, or a signal sent by
 //    kill) goes to the handler installed before ours, or to the default
 //    action (the process dies as it would have without the runtime).
+//    Under ASan, whose handler is installed at start-up, that is ASan's:
+//    faults outside kernel code are still ASan reports (the asan tree runs
+//    the fault tests too).
 //
 //===----------------------------------------------------------------------===//
 #ifndef OPENHSA_CPU_AGENT_KERNELFAULTS_H
