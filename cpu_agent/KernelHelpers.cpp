@@ -1,7 +1,8 @@
 //===- cpu_agent/KernelHelpers.cpp - Functions kernels call ---------------===//
 #include "cpu_agent/KernelHelpers.h"
 
-#include "finalizer/RuntimeHelpers.h"
+#include "abi/RuntimeHelpers.h"
+#include "cpu_agent/KernelFaults.h"
 #include "runtime/core/Clock.h"
 #include "runtime/core/Queue.h"
 #include "runtime/core/Signal.h"
@@ -10,15 +11,27 @@
 
 using openhsa::Queue;
 using openhsa::Signal;
-using openhsa::finalizer::SignalOp;
+using openhsa::abi::SignalOp;
 
 namespace {
 
+// Kernel code calls these helpers with its recovery point armed
+// (KernelFaults.h). A helper touches what the kernel handed it (a signal
+// handle) while still armed, so that a wild handle faults as the kernel's
+// fault, before any lock is taken; then it disarms (NotKernelCode) for the
+// rest, which may take a signal's watcher lock or run a queue's error
+// callback: a fault there is the runtime's or the program's, not one to
+// jump out of with a lock held.
+
 const Signal *signalOf(uint64_t Handle) {
-  return Signal::fromHandle(hsa_signal_t{Handle});
+  const Signal *S = Signal::fromHandle(hsa_signal_t{Handle});
+  (void)S->load(std::memory_order_relaxed); // Faults here if it is wild.
+  return S;
 }
 Signal *mutableSignalOf(uint64_t Handle) {
-  return Signal::fromHandle(hsa_signal_t{Handle});
+  Signal *S = Signal::fromHandle(hsa_signal_t{Handle});
+  (void)S->load(std::memory_order_relaxed); // Faults here if it is wild.
+  return S;
 }
 
 /// The 32-bit result of Op on the low halves, sign-extended (sig32).
@@ -63,6 +76,7 @@ extern "C" {
 int64_t __openhsa_signal_modify(uint64_t Handle, uint32_t Op, int64_t Operand,
                                 int64_t Compare, uint32_t Bits) {
   Signal *S = mutableSignalOf(Handle);
+  openhsa::cpu::NotKernelCode Disarmed;
   const SignalOp O = SignalOp(Op);
   if (Bits == 64) {
     // Signal's own modifications: sequentially consistent, then a wake-up
@@ -109,6 +123,7 @@ int64_t __openhsa_signal_wait(uint64_t Handle, uint32_t Condition,
                               int64_t Compare, uint64_t TimeoutTicks,
                               uint32_t Bits) {
   const Signal *S = signalOf(Handle);
+  openhsa::cpu::NotKernelCode Disarmed;
   if (Bits == 64)
     return S->wait(hsa_signal_condition_t(Condition), Compare, TimeoutTicks,
                    HSA_WAIT_STATE_BLOCKED, std::memory_order_acquire);
@@ -137,8 +152,10 @@ void __openhsa_trap(hsa_queue_t *HsaQueue, uint32_t Status, uint64_t Value) {
   if (!HsaQueue)
     return;
   Queue *Q = Queue::fromHsa(HsaQueue);
-  if (Q->isLive())
-    Q->reportError(hsa_status_t(Status));
+  if (!Q->isLive()) // Faults here if the queue pointer is wild.
+    return;
+  openhsa::cpu::NotKernelCode Disarmed; // The callback is the program's.
+  Q->reportError(hsa_status_t(Status));
 }
 
 } // extern "C"
@@ -146,10 +163,10 @@ void __openhsa_trap(hsa_queue_t *HsaQueue, uint32_t Status, uint64_t Value) {
 namespace openhsa::cpu {
 
 void registerKernelHelpers() {
-  namespace helper = finalizer::helper;
+  namespace helper = abi::helper;
   static_assert(sizeof(Queue::WriteIndexOffset) == sizeof(uint64_t),
                 "finalized code reads the queue index offsets as uint64_t");
-  static const finalizer::RuntimeHelper Helpers[] = {
+  static const abi::RuntimeHelper Helpers[] = {
       {helper::SignalModify,
        reinterpret_cast<const void *>(&__openhsa_signal_modify)},
       {helper::SignalWait,
@@ -160,7 +177,7 @@ void registerKernelHelpers() {
       {helper::QueueReadIndexOffset, &Queue::ReadIndexOffset},
   };
   static std::once_flag Once;
-  std::call_once(Once, [] { finalizer::registerRuntimeHelpers(Helpers); });
+  std::call_once(Once, [] { abi::registerRuntimeHelpers(Helpers); });
 }
 
 } // namespace openhsa::cpu

@@ -1,6 +1,6 @@
 //===- cpu_agent/KernelHelpers.h - Functions kernels call -------*- C++ -*-===//
 //
-// The definitions behind finalizer/RuntimeHelpers.h: signal operations
+// The definitions behind abi/RuntimeHelpers.h: signal operations
 // that wake host waiters, blocking signal waits, the system clock, error
 // reports; and the queue index offsets (Queue::WriteIndexOffset and
 // ReadIndexOffset). registerKernelHelpers() hands their addresses to the JIT

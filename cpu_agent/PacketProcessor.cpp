@@ -3,13 +3,16 @@
 
 #include "cpu_agent/CallsJitCode.h"
 #include "cpu_agent/KernelDescriptor.h"
+#include "cpu_agent/KernelFaults.h"
 #include "cpu_agent/KernelHelpers.h"
 #include "runtime/core/Clock.h"
+#include "runtime/core/Log.h"
 #include "runtime/core/Registry.h"
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 
@@ -98,6 +101,9 @@ struct PacketProcessor::DispatchJob {
   uint64_t GroupsX, GroupsXY, TotalGroups;
   size_t GroupBytes;   // Static + dynamic group segment.
   size_t PrivateBytes; // For a whole work-group.
+  /// A work-group faulted (KernelFaults.h): the others are skipped and the
+  /// dispatch never completes.
+  std::atomic<bool> Faulted{false};
 };
 
 PacketProcessor::PacketProcessor(const Agent &Owner, tbb::task_arena &Arena,
@@ -217,6 +223,12 @@ void PacketProcessor::unwatch(QueueState &S) {
 
 bool PacketProcessor::processQueue(QueueState &S) {
   Queue &Q = *S.Q;
+  if (const int Error = S.PendingError.exchange(HSA_STATUS_SUCCESS,
+                                                std::memory_order_acquire);
+      Error != HSA_STATUS_SUCCESS) {
+    Q.reportError(hsa_status_t(Error));
+    return true; // The queue is inactive now, maybe destroyed.
+  }
   bool Progress = false;
   while (Q.isActive()) {
     const uint64_t Index = Q.loadRead(std::memory_order_relaxed);
@@ -406,7 +418,8 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
   C.max_compute_unit_id = InlineSlot; // Arena slots, then this thread.
 
   if (InlineSmallDispatches && Job->TotalGroups == 1) {
-    runWorkGroups(*Job, 0, 1, InlineSlot);
+    if (!runWorkGroups(*Job, 0, 1, InlineSlot))
+      return Fail(HSA_STATUS_ERROR_EXCEPTION); // A kernel fault.
     complete(P.completion_signal, P.header);
     return Outcome::Consumed;
   }
@@ -428,15 +441,64 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
                         handOver(&Raw->TotalGroups); // To the joining thread.
                       });
     tookOver(&Raw->TotalGroups); // Every chunk, before the completion.
-    complete(Owned->Packet.completion_signal, Owned->Packet.header);
+    // A faulted dispatch leaves its completion signal alone, like every
+    // later packet of the now inactive queue (README); the processor thread
+    // reports the fault.
+    if (!Owned->Faulted.load(std::memory_order_relaxed))
+      complete(Owned->Packet.completion_signal, Owned->Packet.header);
+    else
+      Owned->State->PendingError.store(HSA_STATUS_ERROR_EXCEPTION,
+                                       std::memory_order_release);
     Owned->State->InFlight.fetch_sub(1, std::memory_order_acq_rel);
     Wake.notify();
   });
   return Outcome::Consumed;
 }
 
+namespace {
+
+/// What runGroups needs, through runKernelCode's one pointer.
+struct GroupRun {
+  const hsa_ext_openhsa_dispatch_context_t *Context;
+  hsa_ext_openhsa_workgroup_fn_t Entry;
+  const void *Kernarg;
+  uint64_t Begin, End, GroupsX, GroupsXY;
+  const std::atomic<bool> *Faulted;
+};
+
+/// Runs work-groups [Begin, End) of a dispatch, unless one of its
+/// work-groups faulted meanwhile (in another chunk).
 OPENHSA_CALLS_JIT_CODE
-void PacketProcessor::runWorkGroups(DispatchJob &Job, uint64_t Begin,
+void runGroups(void *Data) {
+  const GroupRun &R = *static_cast<const GroupRun *>(Data);
+  for (uint64_t G = R.Begin; G < R.End; ++G) {
+    if (R.Faulted->load(std::memory_order_relaxed))
+      return;
+    const uint64_t Z = G / R.GroupsXY;
+    const uint64_t Rem = G - Z * R.GroupsXY;
+    const uint64_t Y = Rem / R.GroupsX;
+    const uint64_t X = Rem - Y * R.GroupsX;
+    R.Entry(R.Kernarg, R.Context, uint32_t(X), uint32_t(Y), uint32_t(Z));
+  }
+}
+
+const char *signalName(int Sig) {
+  switch (Sig) {
+  case SIGSEGV:
+    return "SIGSEGV";
+  case SIGBUS:
+    return "SIGBUS";
+  case SIGFPE:
+    return "SIGFPE";
+  case SIGILL:
+    return "SIGILL";
+  }
+  return "a signal";
+}
+
+} // namespace
+
+bool PacketProcessor::runWorkGroups(DispatchJob &Job, uint64_t Begin,
                                     uint64_t End, unsigned Slot) {
   hsa_ext_openhsa_dispatch_context_t C = Job.Context;
   C.compute_unit_id = Slot;
@@ -448,20 +510,35 @@ void PacketProcessor::runWorkGroups(DispatchJob &Job, uint64_t Begin,
       // Out of memory for segments: nothing sensible can run. The kernel's
       // work-groups are skipped and the queue reports the error.
       Job.Q->reportError(HSA_STATUS_ERROR_OUT_OF_RESOURCES);
-      return;
+      return true;
     }
     C.group_base = Job.GroupBytes ? Base : nullptr;
     C.private_base = Job.PrivateBytes ? Base + PrivateOffset : nullptr;
   }
-  const hsa_ext_openhsa_workgroup_fn_t Entry = Job.Kernel->Entry;
-  const void *Kernarg = Job.Packet.kernarg_address;
-  for (uint64_t G = Begin; G < End; ++G) {
-    const uint64_t Z = G / Job.GroupsXY;
-    const uint64_t Rem = G - Z * Job.GroupsXY;
-    const uint64_t Y = Rem / Job.GroupsX;
-    const uint64_t X = Rem - Y * Job.GroupsX;
-    Entry(Kernarg, &C, uint32_t(X), uint32_t(Y), uint32_t(Z));
-  }
+  GroupRun Run{&C,
+               Job.Kernel->Entry,
+               Job.Packet.kernarg_address,
+               Begin,
+               End,
+               Job.GroupsX,
+               Job.GroupsXY,
+               &Job.Faulted};
+  // The recovery point is armed around this chunk of work-groups only, in
+  // this oneTBB task: a fault skips the rest of the chunk, never a frame of
+  // oneTBB's. Kernel code holds no lock of ours where it can fault
+  // (KernelHelpers.cpp), so nothing stays locked.
+  const int Sig = runKernelCode(&runGroups, &Run);
+  if (Sig == 0)
+    return true;
+  Job.Faulted.store(true, std::memory_order_relaxed);
+  log::write(log::Level::Error,
+             "a kernel faulted (%s) in dispatch %llu of queue %llu; the queue "
+             "is inactive now",
+             signalName(Sig),
+             static_cast<unsigned long long>(Job.Context.packet_id),
+             static_cast<unsigned long long>(Job.Q->hsa()->id));
+  Job.Q->inactivate(); // No later packet starts meanwhile.
+  return false;
 }
 
 PacketProcessor::Outcome

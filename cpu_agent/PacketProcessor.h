@@ -65,6 +65,10 @@ private:
     Queue *Q;
     /// Packets launched and not yet complete.
     std::atomic<uint32_t> InFlight{0};
+    /// An error a worker found (a kernel fault) for the processor thread to
+    /// report: the queue's callback may destroy the queue, which waits for
+    /// InFlight and so cannot run inside a launched dispatch.
+    std::atomic<int> PendingError{HSA_STATUS_SUCCESS};
     /// Dependency signals of a blocked barrier packet that the processor's
     /// WakeWord watches (processor thread only).
     std::vector<const Signal *> Watched;
@@ -79,7 +83,11 @@ private:
   Outcome processBarrier(QueueState &S, const void *Slot, bool IsAnd);
   Outcome processAgentDispatch(QueueState &S, const void *Slot);
   void unwatch(QueueState &S);
-  void runWorkGroups(DispatchJob &Job, uint64_t Begin, uint64_t End,
+  /// Runs work-groups [Begin, End) of Job on arena slot Slot (or this
+  /// thread's); false when one of them faulted: the queue is inactive, the
+  /// dispatch does not complete, and the caller reports
+  /// HSA_STATUS_ERROR_EXCEPTION.
+  bool runWorkGroups(DispatchJob &Job, uint64_t Begin, uint64_t End,
                      unsigned Slot);
   void complete(hsa_signal_t Completion, uint16_t Header);
 

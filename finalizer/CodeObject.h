@@ -45,7 +45,7 @@ struct KernelSymbol {
   std::string ScalarReason;
   /// GPU kernels without work-group barriers check the grid themselves: a
   /// dispatch is one launch whose threads past the grid return at once
-  /// (finalizer/GpuKernelAbi.h). Others get a launch per work-group size.
+  /// (abi/GpuKernelAbi.h). Others get a launch per work-group size.
   bool GpuGridGuard = false;
 };
 

@@ -465,8 +465,24 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
 
 } // namespace
 
+namespace {
+
+/// HSAIL gives a load or store at address 0 no meaning LLVM may exploit (a
+/// flat or global null is just an address, PRM 6.3): without this LLVM
+/// deletes such accesses as undefined and the kernel "succeeds". Kept, they
+/// fault and the queue reports it (cpu_agent/KernelFaults.h). The inliner
+/// gives the attribute to callers and the vectorizer's clones copy it.
+void keepNullAccesses(llvm::Module &M) {
+  for (llvm::Function &F : M)
+    if (!F.isDeclaration())
+      F.addFnAttr(llvm::Attribute::NullPointerIsValid);
+}
+
+} // namespace
+
 void buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
                                 unsigned VectorWidth) {
+  keepNullAccesses(M); // Before the vectorizer simplifies the bodies.
   // Vectorize while the queries are still calls the vectorizer recognizes.
   std::vector<llvm::Function *> VecBodies;
   const llvm::DataLayout &DL = M.getDataLayout();
@@ -507,6 +523,7 @@ void buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
                                Program.Kernels[I].Symbol.VectorWidth)
             ->getName()
             .str();
+  keepNullAccesses(M); // The work-group functions and queries defined here.
 }
 
 } // namespace openhsa::finalizer

@@ -3,7 +3,7 @@
 #include "finalizer/GpuTarget.h"
 #include "finalizer/Codegen.h"
 #include "finalizer/FloatEmitter.h"
-#include "finalizer/GpuKernelAbi.h"
+#include "abi/GpuKernelAbi.h"
 #include "finalizer/RuntimeHelpers.h"
 
 #include "llvm/ADT/StringExtras.h"

@@ -1,7 +1,7 @@
 //===- finalizer/GpuTarget.h - Kernels for NVIDIA GPU agents ----*- C++ -*-===//
 //
 // The GPU half of the finalizer: lowered kernels (barriers as calls, wave
-// of 32 lanes) become PTX entries (finalizer/GpuKernelAbi.h) whose work-item
+// of 32 lanes) become PTX entries (abi/GpuKernelAbi.h) whose work-item
 // queries read NVVM special registers and the dispatch parameters; LLVM's
 // NVPTX back end emits PTX, which the agent's driver compiles at load.
 //

@@ -1,113 +1,21 @@
 //===- finalizer/RuntimeHelpers.h - Runtime calls of kernels ----*- C++ -*-===//
 //
-// A few HSAIL instructions need the runtime the kernel runs in: signal
-// modifications must wake host threads blocked on the signal, signal waits
-// block, clock reads the system timestamp, debugtrap reports an error on the
-// queue, and the queue instructions must know where a queue keeps its
-// indices. Finalized code reaches these through the symbols named here.
-//
-// The runtime defines them (cpu_agent/KernelHelpers.h) and registers their
-// addresses here before it loads code; the JIT loader binds the code's
-// references to whatever is registered (finalizer/JitLoader.cpp). So the
-// finalizer never links against the runtime, and since the registry is
-// header-only, registering needs no finalizer library either. Loading code
-// that references a helper nobody registered fails with the symbol's name.
+// The finalizer's view of the helpers finalized code calls: their names,
+// the signal operations and the registry the JIT loader binds them from.
+// They are defined in abi/RuntimeHelpers.h, which agents include instead of
+// this header.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OPENHSA_FINALIZER_RUNTIMEHELPERS_H
 #define OPENHSA_FINALIZER_RUNTIMEHELPERS_H
 
-#include <cstdint>
-#include <cstring>
-#include <mutex>
-#include <span>
-#include <vector>
+#include "abi/RuntimeHelpers.h"
 
 namespace openhsa::finalizer {
-
-/// The helpers' symbols and C signatures. Handles are hsa_signal_t values,
-/// queues hsa_queue_t pointers, times system timestamp ticks.
-namespace helper {
-/// int64_t (uint64_t signal, uint32_t SignalOp, int64_t operand,
-///          int64_t compare, uint32_t bits): performs the operation
-/// (sequentially consistent), wakes the signal's waiters, returns the old
-/// value. bits is 32 (sig32: the operation applies to the low 32 bits, the
-/// value stays sign-extended) or 64.
-inline constexpr const char *SignalModify = "__openhsa_signal_modify";
-/// int64_t (uint64_t signal, uint32_t condition, int64_t compare,
-///          uint64_t timeout, uint32_t bits): blocks until the signal's value
-/// satisfies hsa_signal_condition_t `condition` against compare (signed,
-/// on `bits` bits) or timeout ticks passed (UINT64_MAX: no limit); returns
-/// the last value read.
-inline constexpr const char *SignalWait = "__openhsa_signal_wait";
-/// uint64_t (void): the HSA system timestamp (runtime/core/Clock.h).
-inline constexpr const char *Clock = "__openhsa_clock";
-/// void (hsa_queue_t *queue, uint32_t status, uint64_t value): a work-item
-/// stopped with hsa_status_t status (debugtrap: HSA_STATUS_ERROR_EXCEPTION
-/// and its operand). Reports the error on the queue, which stops it; a
-/// null queue is ignored.
-inline constexpr const char *Trap = "__openhsa_trap";
-/// const uint64_t: byte offsets of the write and read indices (atomic
-/// uint64_t) from an hsa_queue_t pointer.
-inline constexpr const char *QueueWriteIndexOffset =
-    "__openhsa_queue_write_index_offset";
-inline constexpr const char *QueueReadIndexOffset =
-    "__openhsa_queue_read_index_offset";
-} // namespace helper
-
-/// The operations of helper::SignalModify.
-enum class SignalOp : uint32_t {
-  Store = 0,
-  Exchange = 1,
-  CompareExchange = 2,
-  Add = 3,
-  Sub = 4,
-  And = 5,
-  Or = 6,
-  Xor = 7,
-};
-
-/// A function or constant of the runtime. Name must outlive the process
-/// (a string literal).
-struct RuntimeHelper {
-  const char *Name;
-  const void *Address;
-};
-
-namespace detail {
-struct RuntimeHelperRegistry {
-  std::mutex Mutex;
-  std::vector<RuntimeHelper> Helpers;
-};
-inline RuntimeHelperRegistry &runtimeHelperRegistry() {
-  static RuntimeHelperRegistry Registry;
-  return Registry;
-}
-} // namespace detail
-
-/// Registers helpers by name; registering a name again replaces its address.
-inline void registerRuntimeHelpers(std::span<const RuntimeHelper> Helpers) {
-  auto &R = detail::runtimeHelperRegistry();
-  std::lock_guard<std::mutex> Lock(R.Mutex);
-  for (const RuntimeHelper &H : Helpers) {
-    bool Replaced = false;
-    for (RuntimeHelper &Old : R.Helpers)
-      if (std::strcmp(Old.Name, H.Name) == 0) {
-        Old.Address = H.Address;
-        Replaced = true;
-      }
-    if (!Replaced)
-      R.Helpers.push_back(H);
-  }
-}
-
-/// The helpers registered so far.
-inline std::vector<RuntimeHelper> registeredRuntimeHelpers() {
-  auto &R = detail::runtimeHelperRegistry();
-  std::lock_guard<std::mutex> Lock(R.Mutex);
-  return R.Helpers;
-}
-
+namespace helper = abi::helper;
+using abi::registeredRuntimeHelpers;
+using abi::RuntimeHelper;
+using abi::SignalOp;
 } // namespace openhsa::finalizer
 
 #endif

@@ -1,7 +1,7 @@
 //===- gpu_backend/GpuCode.cpp - Code objects loaded on a GPU -------------===//
 #include "gpu_backend/GpuCode.h"
 
-#include "finalizer/GpuKernelAbi.h"
+#include "abi/GpuKernelAbi.h"
 #include "gpu_backend/GpuAgent.h"
 
 #include <string>

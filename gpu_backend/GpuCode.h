@@ -24,7 +24,7 @@ class GpuAgent;
 /// What a dispatch of one kernel needs.
 struct GpuKernel {
   CUfunction Function = nullptr;
-  uint32_t KernargParamBytes = 16; // finalizer/GpuKernelAbi.h
+  uint32_t KernargParamBytes = 16; // abi/GpuKernelAbi.h
   /// One launch per dispatch; the kernel returns past the grid's end.
   bool GridGuard = false;
 };

@@ -2,7 +2,7 @@
 #include "gpu_backend/GpuQueue.h"
 
 #include "cpu_agent/KernelDescriptor.h"
-#include "finalizer/GpuKernelAbi.h"
+#include "abi/GpuKernelAbi.h"
 #include "gpu_backend/GpuAgent.h"
 #include "gpu_backend/GpuCode.h"
 #include "runtime/core/Clock.h"

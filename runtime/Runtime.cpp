@@ -4,6 +4,7 @@
 #include "cpu_agent/AgentDispatchAgent.h"
 #include "cpu_agent/CpuAgent.h"
 #include "cpu_agent/KernelDescriptor.h"
+#include "cpu_agent/KernelFaults.h"
 #include "gpu_backend/GpuAgent.h"
 #include "runtime/CodeObjectStore.h"
 #include "runtime/core/Log.h"
@@ -51,6 +52,8 @@ hsa_status_t Runtime::acquire() {
     if (hsa_status_t S = R->initialize(); S != HSA_STATUS_SUCCESS)
       return S;
     Current.store(R.release(), std::memory_order_release);
+    // Faults of kernel code end their queue, not the process.
+    cpu::installFaultHandler();
   }
   ++RefCount;
   return HSA_STATUS_SUCCESS;
@@ -63,6 +66,9 @@ hsa_status_t Runtime::release() {
   if (--RefCount == 0) {
     Runtime *R = Current.exchange(nullptr, std::memory_order_acq_rel);
     delete R;
+    // No kernel code runs any more, and the library may be unloaded next:
+    // the handlers we replaced take over again.
+    cpu::removeFaultHandler();
   }
   return HSA_STATUS_SUCCESS;
 }

@@ -1,4 +1,4 @@
-//===- finalizer/GpuKernelAbi.h - How GPU agents launch kernels -*- C++ -*-===//
+//===- abi/GpuKernelAbi.h - How GPU agents launch kernels -*- C++ -*-===//
 //
 // The contract between code the finalizer emits for GPU agents (PTX,
 // finalizer/GpuTarget.h) and the agent that launches it
@@ -21,8 +21,8 @@
 // per-thread local memory the kernel declares itself.
 //
 //===----------------------------------------------------------------------===//
-#ifndef OPENHSA_FINALIZER_GPUKERNELABI_H
-#define OPENHSA_FINALIZER_GPUKERNELABI_H
+#ifndef OPENHSA_ABI_GPUKERNELABI_H
+#define OPENHSA_ABI_GPUKERNELABI_H
 
 #include <cstddef>
 #include <cstdint>
