@@ -1024,11 +1024,41 @@ Value *FloatEmitter::compare(llvm::CmpInst::Predicate Pred, Value *X, Value *Y,
   return B.CreateFCmp(Pred, X, Y);
 }
 
+/// The quiet NaN that converting NaN X to To gives, made from bits: the
+/// sign, and the payload's leading bits (shifted down when narrowing, up
+/// when widening), so a NaN narrowed and widened again comes back as it was
+/// (PRM 4.19.4), as x86 and AArch64 conversions do.
+Value *FloatEmitter::convertNaN(Value *X, llvm::Type *To) {
+  Format F = formatOf(X->getType()), T = formatOf(To);
+  llvm::Type *I64 = B.getInt64Ty();
+  Value *I = B.CreateZExt(bits(X), I64);
+  Value *Payload = B.CreateAnd(I, i64((uint64_t(1) << F.Mant) - 1));
+  Payload = T.Mant >= F.Mant ? B.CreateShl(Payload, i64(T.Mant - F.Mant))
+                             : B.CreateLShr(Payload, i64(F.Mant - T.Mant));
+  Value *Sign = B.CreateSelect(
+      B.CreateICmpNE(B.CreateAnd(I, i64(F.signBit())), i64(0)),
+      i64(T.signBit()), i64(0));
+  Value *R = B.CreateOr(B.CreateOr(Sign, Payload),
+                        i64(T.infBits() | T.quietBit()));
+  return fromBits(B.CreateTrunc(R, B.getIntNTy(T.Bits)), To);
+}
+
 Value *FloatEmitter::convert(Value *X, llvm::Type *To, FloatMode M) {
   llvm::Type *From = X->getType();
   if (M.Ftz)
     X = flush(X);
   raise(isSignaling(X), InvalidOperation);
+  // Targets whose conversions return a canonical NaN (NVPTX) keep the
+  // payload explicitly.
+  if (!HardwarePropagatesNaN) {
+    Value *R = convertValue(X, To, M);
+    return B.CreateSelect(isNaN(X), convertNaN(X, To), R);
+  }
+  return convertValue(X, To, M);
+}
+
+Value *FloatEmitter::convertValue(Value *X, llvm::Type *To, FloatMode M) {
+  llvm::Type *From = X->getType();
   if (To->getPrimitiveSizeInBits() > From->getPrimitiveSizeInBits())
     return quiet(B.CreateFPExt(X, To)); // Exact.
   // f64 to f32 and f32 to f16 are single host instructions (f64 to f16

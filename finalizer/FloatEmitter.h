@@ -120,6 +120,8 @@ private:
   llvm::Value *bits(llvm::Value *X);
   llvm::Value *fromBits(llvm::Value *I, llvm::Type *T);
   llvm::Value *isNaN(llvm::Value *X) { return B.CreateFCmpUNO(X, X); }
+  llvm::Value *convertNaN(llvm::Value *X, llvm::Type *To);
+  llvm::Value *convertValue(llvm::Value *X, llvm::Type *To, FloatMode M);
   llvm::Value *signBit(llvm::Value *X);
   llvm::Value *sign(llvm::Value *X); // i32 -1, 0, 1 of a double
   llvm::Value *relative(llvm::Value *Dir, llvm::Value *Neg);
