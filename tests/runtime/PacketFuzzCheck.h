@@ -491,8 +491,12 @@ inline std::string PacketFuzzer::run(const uint8_t *Data, size_t Size) {
       std::chrono::steady_clock::now() + std::chrono::seconds(5);
   uint64_t Read = 0;
   for (;;) {
+    const bool Failed = Log.Count.load() != 0;
+    // Read after the error is seen: the queue is inactive then and its
+    // read index final (read before, it may miss the packets consumed
+    // between the load and the error).
     Read = hsa_queue_load_read_index_scacquire(Q);
-    if (Log.Count.load() != 0 || Read >= Published)
+    if (Failed || Read >= Published)
       break;
     if (std::chrono::steady_clock::now() > Deadline) {
       hsa_queue_destroy(Q);
