@@ -5,6 +5,8 @@
 #include "runtime/core/Registry.h"
 
 #include <algorithm>
+#include <cstring>
+#include <deque>
 #include <mutex>
 
 namespace openhsa {
@@ -34,6 +36,54 @@ Signal::Signal(int64_t InitialValue, std::vector<const Agent *> Consumers)
 }
 
 Signal::~Signal() { Magic = 0; }
+
+namespace {
+
+/// Slots of destroyed signals. A slot is reused only once Quarantine later
+/// signals were destroyed, oldest first: a handle a program keeps after
+/// destroying its signal stays dead (its magic 0) for as long as that, rather
+/// than naming the very next signal created.
+struct SignalSlots {
+  static constexpr size_t Quarantine = 256;
+  std::mutex Mutex;
+  std::deque<void *> Free;
+};
+SignalSlots &signalSlots() {
+  static SignalSlots *Slots = new SignalSlots; // Never destroyed: signals
+  return *Slots; // may be freed by other statics' destructors at exit.
+}
+
+} // namespace
+
+void *Signal::operator new(size_t Size, const std::nothrow_t &) noexcept {
+  SignalSlots &S = signalSlots();
+  {
+    std::lock_guard<std::mutex> Lock(S.Mutex);
+    if (S.Free.size() > SignalSlots::Quarantine) {
+      void *P = S.Free.front();
+      S.Free.pop_front();
+      return P;
+    }
+  }
+  return ::operator new(Size, std::nothrow);
+}
+
+void *Signal::operator new(size_t Size) {
+  if (void *P = operator new(Size, std::nothrow))
+    return P;
+  throw std::bad_alloc();
+}
+
+void Signal::operator delete(void *P) noexcept {
+  if (!P)
+    return;
+  // Cleared here, not only by the destructor: stores to an object whose
+  // lifetime ends may be optimized away (GCC's -flifetime-dse).
+  std::memset(P, 0, sizeof(Signal));
+  SignalSlots &S = signalSlots();
+  std::lock_guard<std::mutex> Lock(S.Mutex);
+  S.Free.push_back(P); // deque::push_back may throw: only when out of memory.
+}
 
 bool Signal::looksValid(hsa_signal_t Handle) {
   if (Handle.handle == 0 || Handle.handle % alignof(Signal) != 0)

@@ -22,6 +22,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <vector>
 
 namespace openhsa {
@@ -51,6 +52,16 @@ public:
   /// Cheap plausibility check of a handle (non-null, aligned, live magic).
   /// The runtime's registry is the authority for destroy.
   static bool looksValid(hsa_signal_t Handle);
+
+  /// Signals live in memory that is never given back to the heap: a
+  /// destroyed signal's slot keeps its cleared magic until a new signal
+  /// takes it (after 256 later destroys, Signal.cpp), so the value
+  /// operations (which have no status to return and check only looksValid)
+  /// on a destroyed signal read that magic and do nothing, instead of
+  /// reading freed memory.
+  static void *operator new(size_t Size);
+  static void *operator new(size_t Size, const std::nothrow_t &) noexcept;
+  static void operator delete(void *P) noexcept;
 
   int64_t load(std::memory_order Order) const { return Value.load(Order); }
 

@@ -425,3 +425,74 @@ TEST(FinalizerTest, SwitchBranch) {
 }
 
 } // namespace
+
+#include "finalizer/Codegen.h"
+
+#include "llvm/IR/IRBuilder.h"
+
+namespace {
+
+// Invalid IR from the lowering is an internal error: the verifier's report
+// is the llvm::Error's message and nothing is printed to the program's
+// stderr (fuzz_finalizer reports such an error as a finding).
+TEST(FinalizerTest, InvalidLoweredIrIsAnErrorWithTheVerifierReport) {
+  llvm::LLVMContext Ctx;
+  llvm::Module M("broken", Ctx);
+  auto *Fn = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx), false),
+      llvm::Function::ExternalLinkage, "no_terminator", M);
+  llvm::BasicBlock *BB = llvm::BasicBlock::Create(Ctx, "entry", Fn);
+  llvm::IRBuilder<> B(BB);
+  B.CreateAlloca(B.getInt32Ty()); // A block without a terminator.
+  testing::internal::CaptureStderr();
+  auto Object = openhsa::finalizer::compileToObject(M);
+  const std::string Printed = testing::internal::GetCapturedStderr();
+  ASSERT_FALSE(bool(Object));
+  const std::string Message = llvm::toString(Object.takeError());
+  EXPECT_NE(Message.find("internal error"), std::string::npos) << Message;
+  EXPECT_NE(Message.find("no_terminator"), std::string::npos) << Message;
+  EXPECT_NE(Message.find("terminator"), std::string::npos) << Message;
+  EXPECT_EQ(Printed, "");
+}
+
+} // namespace
+
+namespace {
+
+// Found by fuzz_finalizer (tests/finalizer/fuzz_regressions/
+// empty_body_after_undefined_store.hsail): a body that is undefined behaviour
+// on every path (PRM 5.3: a register read before any write has no defined
+// value; a store through it has no defined address) optimized to nothing,
+// so the kernel's entry had no code: address 0 when alone, the next
+// kernel's entry otherwise. Every kernel must have code of its own.
+TEST(FinalizerTest, KernelOptimizedToNothingStillHasItsOwnEntry) {
+  for (unsigned Width : {0u, 1u}) {
+    auto P = finalizeText(R"(
+module &m:1:0:$full:$large:$default;
+kernel &ub()
+{
+	st_global_u8 -1, [$d1];
+	ret;
+};
+kernel &ok()
+{
+	ret;
+};
+)",
+                          Width);
+    ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+    void *Entries[2] = {};
+    const char *Names[2] = {"&ub", "&ok"};
+    for (int I = 0; I < 2; ++I) {
+      const openhsa::finalizer::KernelSymbol *K = P->kernel(Names[I]);
+      ASSERT_NE(K, nullptr) << Names[I];
+      auto Entry = P->Loaded->address(K->EntrySymbol);
+      ASSERT_TRUE(bool(Entry)) << llvm::toString(Entry.takeError());
+      Entries[I] = *Entry;
+      EXPECT_NE(Entries[I], nullptr) << Names[I] << ", width " << Width;
+    }
+    EXPECT_NE(Entries[0], Entries[1]) << "width " << Width;
+  }
+}
+
+} // namespace
