@@ -1044,7 +1044,6 @@ Value *FloatEmitter::convertNaN(Value *X, llvm::Type *To) {
 }
 
 Value *FloatEmitter::convert(Value *X, llvm::Type *To, FloatMode M) {
-  llvm::Type *From = X->getType();
   if (M.Ftz)
     X = flush(X);
   raise(isSignaling(X), InvalidOperation);
