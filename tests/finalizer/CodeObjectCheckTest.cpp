@@ -76,6 +76,8 @@ bool deserializeAndLoad(const std::vector<uint8_t> &Bytes, std::string &Why) {
 class CodeObjectCheckTest : public ::testing::Test {
 protected:
   void SetUp() override {
+    if (runsOnGpu())
+      GTEST_SKIP() << "checks of the host's ELF code objects";
     auto P = finalizeText(Source);
     ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
     Code = std::move(P->Code);

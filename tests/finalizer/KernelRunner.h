@@ -35,6 +35,16 @@
 
 namespace openhsa::test {
 
+/// The kernel tests run on a GPU agent (OPENHSA_TEST_AGENT=gpu,
+/// GpuRunner.h); tests of host-only behaviour skip themselves then.
+inline bool runsOnGpu() {
+#ifdef OPENHSA_TEST_GPU_AGENT
+  return gpu::enabled();
+#else
+  return false;
+#endif
+}
+
 struct FinalizedProgram {
   std::vector<uint8_t> Brig;
   finalizer::CodeObject Code;
