@@ -9,7 +9,7 @@
 //
 // The tests pass pointers to host memory (std::vector) in their kernel
 // arguments. A GPU agent of the base profile reaches host memory only once
-// registered (hsa_memory_register), so before each dispatch every mapping
+// registered (hsa_memory_register), so around each dispatch every mapping
 // of the process that an 8-byte argument points into is registered. The
 // tests' HSAIL declares the full profile; it is finalized as written and
 // run with that registered memory.
@@ -26,6 +26,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -48,8 +49,6 @@ struct Session {
   std::string IsaName;
   hsa_queue_t *Queue = nullptr;
   std::atomic<hsa_status_t> QueueError{HSA_STATUS_SUCCESS};
-  /// Registered mappings: start -> end.
-  std::map<uintptr_t, uintptr_t> Registered;
 
   static void onError(hsa_status_t S, hsa_queue_t *, void *Data) {
     static_cast<Session *>(Data)->QueueError = S;
@@ -132,32 +131,27 @@ load(const finalizer::CodeObject &CO) {
   return L;
 }
 
-/// Registers the writable mapping of this process that holds Address, and
-/// any growth of it since (the heap grows).
-inline void registerMappingOf(Session &S, uintptr_t Address) {
+/// The writable mapping of this process that holds Address ([start, end));
+/// {0, 0} when there is none.
+inline std::pair<uintptr_t, uintptr_t> mappingOf(uintptr_t Address) {
+  std::pair<uintptr_t, uintptr_t> Found{0, 0};
   FILE *Maps = std::fopen("/proc/self/maps", "r");
   if (!Maps)
-    return;
+    return Found;
   char Line[512];
   while (std::fgets(Line, sizeof(Line), Maps)) {
     unsigned long Start = 0, End = 0;
     char Perms[8] = {};
     if (std::sscanf(Line, "%lx-%lx %7s", &Start, &End, Perms) != 3)
       continue;
-    if (Address < Start || Address >= End)
-      continue;
-    if (Perms[0] == 'r' && Perms[1] == 'w') {
-      uintptr_t From = Start;
-      auto It = S.Registered.find(Start);
-      if (It != S.Registered.end())
-        From = It->second;
-      if (From < End && hsa_memory_register(reinterpret_cast<void *>(From),
-                                            End - From) == HSA_STATUS_SUCCESS)
-        S.Registered[Start] = End;
+    if (Address >= Start && Address < End) {
+      if (Perms[0] == 'r' && Perms[1] == 'w')
+        Found = {Start, End};
+      break;
     }
-    break;
   }
   std::fclose(Maps);
+  return Found;
 }
 
 /// Dispatches kernel Name of L over the grid and waits; failures are the
@@ -184,12 +178,28 @@ inline void dispatch(const Loaded &L, const finalizer::KernelSymbol &K,
   std::vector<uint8_t> Args((KernargBytes + 15) / 16 * 16 + 16, 0);
   if (KernargBytes)
     std::memcpy(Args.data(), Kernarg, KernargBytes);
+  // Registered for this dispatch only: memory the test frees and maps
+  // again afterwards must not stay pinned to the pages it had.
+  std::vector<std::pair<uintptr_t, uintptr_t>> Mappings;
   for (uint32_t Off = 0; Off + 8 <= KernargBytes; Off += 8) {
     uint64_t V;
     std::memcpy(&V, Args.data() + Off, 8);
-    if (V >= 4096)
-      registerMappingOf(*S, uintptr_t(V));
+    if (V < 4096)
+      continue;
+    auto M = mappingOf(uintptr_t(V));
+    if (M.first &&
+        std::find(Mappings.begin(), Mappings.end(), M) == Mappings.end())
+      Mappings.push_back(M);
   }
+  for (auto &[Start, End] : Mappings)
+    hsa_memory_register(reinterpret_cast<void *>(Start), End - Start);
+  struct Unregister {
+    std::vector<std::pair<uintptr_t, uintptr_t>> &M;
+    ~Unregister() {
+      for (auto &[Start, End] : M)
+        hsa_memory_deregister(reinterpret_cast<void *>(Start), End - Start);
+    }
+  } Unpin{Mappings};
   hsa_queue_t *Q = S->queue();
   ASSERT_NE(Q, nullptr);
   hsa_signal_t Done;
