@@ -77,7 +77,8 @@ struct Cuda {
     int Dev = 0;
     void *Ctx = nullptr;
     return DeviceGet(&Dev, 0) == 0 && PrimaryCtxRetain(&Ctx, Dev) == 0 &&
-           CtxSetCurrent(Ctx) == 0 && ModuleLoadData(&Module, Ptx.c_str()) == 0 &&
+           CtxSetCurrent(Ctx) == 0 &&
+           ModuleLoadData(&Module, Ptx.c_str()) == 0 &&
            StreamCreate(&Stream, 1) == 0;
   }
   CUfunction function(const char *Name) {
@@ -90,8 +91,8 @@ struct Cuda {
   }
   void run(CUfunction F, const unsigned (&Blocks)[3],
            const unsigned (&Threads)[3], void **Args) {
-    if (LaunchKernel(F, Blocks[0], Blocks[1], Blocks[2], Threads[0],
-                     Threads[1], Threads[2], 0, Stream, Args, nullptr) != 0 ||
+    if (LaunchKernel(F, Blocks[0], Blocks[1], Blocks[2], Threads[0], Threads[1],
+                     Threads[2], 0, Stream, Args, nullptr) != 0 ||
         StreamSynchronize(Stream) != 0) {
       std::fprintf(stderr, "a CUDA twin failed\n");
       std::abort();
@@ -108,7 +109,7 @@ struct Gpu {
   Cuda Twins;
 
   static Gpu *get() {
-    static Gpu *G = [] () -> Gpu * {
+    static Gpu *G = []() -> Gpu * {
       const char *Ptx = std::getenv("OPENHSA_BENCH_CUDA_TWINS");
       if (!Ptx)
         return nullptr;
@@ -162,8 +163,8 @@ struct Gpu {
 
   uint64_t finalizeAndLoad(const char *File, const char *Name,
                            hsa_executable_t &E, hsa_code_object_t &CO) {
-    std::string Text = readFile(std::string(OPENHSA_SOURCE_BENCH_KERNELS_DIR) +
-                                "/" + File);
+    std::string Text =
+        readFile(std::string(OPENHSA_SOURCE_BENCH_KERNELS_DIR) + "/" + File);
     if (const char *Dir = std::getenv("OPENHSA_BENCH_KERNELS_DIR"))
       Text = readFile(std::string(Dir) + "/" + File);
     if (Profile == HSA_PROFILE_BASE) {
@@ -240,9 +241,11 @@ struct Gpu {
         (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
         (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
     std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t *>(P))
-        .store(Header | (uint32_t(Dims << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS)
-                         << 16),
-               std::memory_order_release);
+        .store(
+            Header |
+                (uint32_t(Dims << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS)
+                 << 16),
+            std::memory_order_release);
     hsa_signal_store_screlease(Queue->doorbell_signal, int64_t(Index));
     while (hsa_signal_wait_scacquire(Done, HSA_SIGNAL_CONDITION_EQ, 0,
                                      UINT64_MAX, HSA_WAIT_STATE_ACTIVE) != 0)
@@ -302,8 +305,8 @@ Buffers &buffers(Gpu *G) {
 /// geometry, and how much of C to compare (exactly for integers).
 struct Shape {
   const char *File, *Hsail, *Twin;
-  std::vector<uint8_t> Kernarg;  // The HSAIL kernarg segment.
-  std::vector<void *> CudaArgs;  // Pointers into Kernarg, per parameter.
+  std::vector<uint8_t> Kernarg; // The HSAIL kernarg segment.
+  std::vector<void *> CudaArgs; // Pointers into Kernarg, per parameter.
   unsigned Dims;
   uint32_t Grid[3];
   uint16_t Wg[3];
@@ -324,14 +327,15 @@ template <typename... T> void pack(Shape &S, T... Values) {
   (Place(Values), ...);
   S.Kernarg.assign((Size + 15) / 16 * 16, 0);
   size_t I = 0;
-  auto Store = [&](auto V) { std::memcpy(&S.Kernarg[Offsets[I++]], &V, sizeof(V)); };
+  auto Store = [&](auto V) {
+    std::memcpy(&S.Kernarg[Offsets[I++]], &V, sizeof(V));
+  };
   (Store(Values), ...);
   for (size_t Off : Offsets)
     S.CudaArgs.push_back(&S.Kernarg[Off]);
 }
 
-template <bool Cuda>
-void runShape(benchmark::State &State, Gpu *G, Shape &S) {
+template <bool Cuda> void runShape(benchmark::State &State, Gpu *G, Shape &S) {
   void *F = G->Twins.function(S.Twin);
   const uint64_t K = G->kernel(S.File, S.Hsail);
   unsigned Blocks[3], Threads[3];
@@ -370,7 +374,7 @@ template <bool Cuda> void BM_GpuVectorAdd(benchmark::State &State) {
   GPU_OR_SKIP(G);
   Buffers &B = buffers(G);
   static Shape S{"vector_add.hsail", "&vector_add", "vector_add", {}, {}, 1,
-                 {VectorN, 1, 1}, {256, 1, 1}, VectorN};
+                 {VectorN, 1, 1},    {256, 1, 1},   VectorN};
   if (S.Kernarg.empty())
     pack(S, B.A, B.B, B.C, VectorN);
   runShape<Cuda>(State, G, S);
@@ -378,8 +382,9 @@ template <bool Cuda> void BM_GpuVectorAdd(benchmark::State &State) {
 template <bool Cuda> void BM_GpuSgemmNaive(benchmark::State &State) {
   GPU_OR_SKIP(G);
   Buffers &B = buffers(G);
-  static Shape S{"sgemm_naive.hsail", "&sgemm_naive", "sgemm_naive", {}, {},
-                 2, {GemmN, GemmN, 1}, {16, 16, 1}, size_t(GemmN) * GemmN};
+  static Shape S{
+      "sgemm_naive.hsail", "&sgemm_naive", "sgemm_naive",        {}, {}, 2,
+      {GemmN, GemmN, 1},   {16, 16, 1},    size_t(GemmN) * GemmN};
   if (S.Kernarg.empty())
     pack(S, B.A, B.B, B.C, GemmN);
   runShape<Cuda>(State, G, S);
@@ -387,8 +392,9 @@ template <bool Cuda> void BM_GpuSgemmNaive(benchmark::State &State) {
 template <bool Cuda> void BM_GpuSgemmTiled(benchmark::State &State) {
   GPU_OR_SKIP(G);
   Buffers &B = buffers(G);
-  static Shape S{"sgemm_tiled.hsail", "&sgemm_tiled", "sgemm_tiled", {}, {},
-                 2, {GemmN, GemmN, 1}, {16, 16, 1}, size_t(GemmN) * GemmN};
+  static Shape S{
+      "sgemm_tiled.hsail", "&sgemm_tiled", "sgemm_tiled",        {}, {}, 2,
+      {GemmN, GemmN, 1},   {16, 16, 1},    size_t(GemmN) * GemmN};
   if (S.Kernarg.empty())
     pack(S, B.A, B.B, B.C, GemmN);
   runShape<Cuda>(State, G, S);
@@ -396,8 +402,8 @@ template <bool Cuda> void BM_GpuSgemmTiled(benchmark::State &State) {
 template <bool Cuda> void BM_GpuReduction(benchmark::State &State) {
   GPU_OR_SKIP(G);
   Buffers &B = buffers(G);
-  static Shape S{"reduction.hsail", "&reduce", "reduce", {}, {}, 1,
-                 {VectorN, 1, 1}, {256, 1, 1}, VectorN / 256};
+  static Shape S{"reduction.hsail", "&reduce",   "reduce",     {}, {}, 1,
+                 {VectorN, 1, 1},   {256, 1, 1}, VectorN / 256};
   if (S.Kernarg.empty())
     pack(S, B.A, B.C, VectorN);
   runShape<Cuda>(State, G, S);
@@ -406,8 +412,9 @@ template <bool Cuda> void BM_GpuMandelbrot(benchmark::State &State) {
   GPU_OR_SKIP(G);
   Buffers &B = buffers(G);
   constexpr uint32_t W = 1024;
-  static Shape S{"mandelbrot.hsail", "&mandelbrot", "mandelbrot", {}, {}, 2,
-                 {W, W, 1}, {16, 16, 1}, size_t(W) * W, /*Integer=*/true};
+  static Shape S{
+      "mandelbrot.hsail", "&mandelbrot", "mandelbrot",    {}, {}, 2, {W, W, 1},
+      {16, 16, 1},        size_t(W) * W, /*Integer=*/true};
   if (S.Kernarg.empty())
     pack(S, B.C, W, W, 256u, -2.0f, -1.5f, 3.0f / W);
   runShape<Cuda>(State, G, S);
@@ -416,8 +423,8 @@ template <bool Cuda> void BM_GpuNbody(benchmark::State &State) {
   GPU_OR_SKIP(G);
   Buffers &B = buffers(G);
   constexpr uint32_t N = 8192;
-  static Shape S{"nbody.hsail", "&nbody", "nbody", {}, {}, 1,
-                 {N, 1, 1}, {256, 1, 1}, size_t(N) * 4};
+  static Shape S{"nbody.hsail", "&nbody",    "nbody",      {}, {}, 1,
+                 {N, 1, 1},     {256, 1, 1}, size_t(N) * 4};
   if (S.Kernarg.empty())
     pack(S, B.B, B.A, B.C, B.D, N, 0.01f, 0.01f);
   runShape<Cuda>(State, G, S);
@@ -426,7 +433,7 @@ template <bool Cuda> void BM_GpuStencil(benchmark::State &State) {
   GPU_OR_SKIP(G);
   Buffers &B = buffers(G);
   constexpr uint32_t W = 4096; // 16M points: the buffers' size.
-  static Shape S{"stencil.hsail", "&stencil", "stencil", {}, {}, 2,
+  static Shape S{"stencil.hsail",   "&stencil",  "stencil",    {}, {}, 2,
                  {W - 2, W - 2, 1}, {16, 16, 1}, size_t(W) * W};
   if (S.Kernarg.empty())
     pack(S, B.A, B.C, W);
@@ -453,8 +460,7 @@ void BM_GpuFinalize(benchmark::State &State, const char *File,
 BENCHMARK_CAPTURE(BM_GpuFinalize, SgemmTiled, "sgemm_tiled.hsail",
                   "&sgemm_tiled")
     ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_GpuFinalize, Mandelbrot, "mandelbrot.hsail",
-                  "&mandelbrot")
+BENCHMARK_CAPTURE(BM_GpuFinalize, Mandelbrot, "mandelbrot.hsail", "&mandelbrot")
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_GpuFinalize, Nbody, "nbody.hsail", "&nbody")
     ->Unit(benchmark::kMillisecond);
@@ -471,8 +477,12 @@ BENCHMARK_CAPTURE(BM_GpuFinalize, Reduction, "reduction.hsail", "&reduce")
       ->UseRealTime()                                                          \
       ->Unit(benchmark::kMicrosecond)
 
-BENCHMARK(BM_GpuEmptyDispatchHsail)->UseRealTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_GpuEmptyDispatchCuda)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_GpuEmptyDispatchHsail)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_GpuEmptyDispatchCuda)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
 GPU_PAIR(VectorAdd);
 GPU_PAIR(SgemmNaive);
 GPU_PAIR(SgemmTiled);

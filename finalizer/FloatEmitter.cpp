@@ -1035,11 +1035,11 @@ Value *FloatEmitter::convertNaN(Value *X, llvm::Type *To) {
   Value *Payload = B.CreateAnd(I, i64((uint64_t(1) << F.Mant) - 1));
   Payload = T.Mant >= F.Mant ? B.CreateShl(Payload, i64(T.Mant - F.Mant))
                              : B.CreateLShr(Payload, i64(F.Mant - T.Mant));
-  Value *Sign = B.CreateSelect(
-      B.CreateICmpNE(B.CreateAnd(I, i64(F.signBit())), i64(0)),
-      i64(T.signBit()), i64(0));
-  Value *R = B.CreateOr(B.CreateOr(Sign, Payload),
-                        i64(T.infBits() | T.quietBit()));
+  Value *Sign =
+      B.CreateSelect(B.CreateICmpNE(B.CreateAnd(I, i64(F.signBit())), i64(0)),
+                     i64(T.signBit()), i64(0));
+  Value *R =
+      B.CreateOr(B.CreateOr(Sign, Payload), i64(T.infBits() | T.quietBit()));
   return fromBits(B.CreateTrunc(R, B.getIntNTy(T.Bits)), To);
 }
 

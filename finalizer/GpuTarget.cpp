@@ -1,9 +1,9 @@
 //===- finalizer/GpuTarget.cpp - Kernels for NVIDIA GPU agents
 //-------------===//
 #include "finalizer/GpuTarget.h"
+#include "abi/GpuKernelAbi.h"
 #include "finalizer/Codegen.h"
 #include "finalizer/FloatEmitter.h"
-#include "abi/GpuKernelAbi.h"
 #include "finalizer/RuntimeHelpers.h"
 
 #include "llvm/ADT/StringExtras.h"

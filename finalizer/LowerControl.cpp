@@ -34,8 +34,8 @@ llvm::Error KernelLowering::nativeBarrier(const char *Query) {
   // The target's barrier: convergent, so LLVM neither duplicates it into
   // divergent paths nor moves it across control flow.
   llvm::FunctionCallee Fn = P.module().getOrInsertFunction(
-      Query, llvm::FunctionType::get(Builder.getVoidTy(),
-                                     {WorkItem->getType()}, false));
+      Query, llvm::FunctionType::get(Builder.getVoidTy(), {WorkItem->getType()},
+                                     false));
   llvm::cast<llvm::Function>(Fn.getCallee())
       ->addFnAttr(llvm::Attribute::Convergent);
   Builder.CreateCall(Fn, {WorkItem})->addFnAttr(llvm::Attribute::Convergent);
