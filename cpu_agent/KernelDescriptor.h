@@ -33,6 +33,28 @@ struct DispatchConstraints {
   uint32_t MaxFlatWorkgroupSize = 0;
   uint32_t MaxDynamicGroupSize = 0;
 
+  /// Whether a dispatch of this geometry keeps the constraints.
+  bool admits(unsigned Dims, const uint32_t (&Grid)[3],
+              const uint32_t (&Wg)[3]) const {
+    const uint64_t GridItems = uint64_t(Grid[0]) * Grid[1] * Grid[2];
+    const uint64_t WgItems = uint64_t(Wg[0]) * Wg[1] * Wg[2];
+    bool Ok = (!RequiredDim || RequiredDim == Dims) &&
+              (!MaxFlatGridSize || GridItems <= MaxFlatGridSize) &&
+              (!MaxFlatWorkgroupSize || WgItems <= MaxFlatWorkgroupSize);
+    for (unsigned D = 0; D < 3; ++D) {
+      Ok &= !RequiredGridSize[D] || RequiredGridSize[D] == Grid[D];
+      Ok &= !RequiredWorkgroupSize[D] || RequiredWorkgroupSize[D] == Wg[D];
+      Ok &= !RequireNoPartialWorkgroups || Grid[D] % Wg[D] == 0;
+    }
+    return Ok;
+  }
+  /// Whether a packet's group segment size stays within the kernel's static
+  /// group memory plus the dynamic maximum.
+  bool admitsGroupSegment(uint64_t PacketBytes, uint32_t StaticBytes) const {
+    return !MaxDynamicGroupSize ||
+           PacketBytes <= uint64_t(StaticBytes) + MaxDynamicGroupSize;
+  }
+
   bool any() const {
     return RequiredGridSize[0] || RequiredGridSize[1] || RequiredGridSize[2] ||
            RequiredWorkgroupSize[0] || RequiredWorkgroupSize[1] ||

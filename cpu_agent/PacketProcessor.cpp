@@ -356,21 +356,10 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
   // Control directives the kernel was finalized with (PRM 13.4): a dispatch
   // that breaks them would run the kernel outside what it was compiled for.
   if (K->HasConstraints) {
-    const DispatchConstraints &C = K->Constraints;
-    uint64_t GridItems = uint64_t(Grid[0]) * Grid[1] * Grid[2];
-    bool Ok = (!C.RequiredDim || C.RequiredDim == Dims) &&
-              (!C.MaxFlatGridSize || GridItems <= C.MaxFlatGridSize) &&
-              (!C.MaxFlatWorkgroupSize || WgItems <= C.MaxFlatWorkgroupSize);
-    for (unsigned D = 0; D < 3; ++D) {
-      Ok &= !C.RequiredGridSize[D] || C.RequiredGridSize[D] == Grid[D];
-      Ok &= !C.RequiredWorkgroupSize[D] || C.RequiredWorkgroupSize[D] == Wg[D];
-      Ok &= !C.RequireNoPartialWorkgroups || Grid[D] % Wg[D] == 0;
-    }
-    if (!Ok)
+    if (!K->Constraints.admits(Dims, Grid, Wg))
       return Fail(HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
-    if (C.MaxDynamicGroupSize &&
-        P.group_segment_size >
-            uint64_t(K->GroupSegmentSize) + C.MaxDynamicGroupSize)
+    if (!K->Constraints.admitsGroupSegment(P.group_segment_size,
+                                           K->GroupSegmentSize))
       return Fail(HSA_STATUS_ERROR_INVALID_ALLOCATION);
   }
 

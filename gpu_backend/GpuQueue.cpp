@@ -1,8 +1,8 @@
 //===- gpu_backend/GpuQueue.cpp - AQL queues serviced onto a stream -------===//
 #include "gpu_backend/GpuQueue.h"
 
-#include "cpu_agent/KernelDescriptor.h"
 #include "abi/GpuKernelAbi.h"
+#include "cpu_agent/KernelDescriptor.h"
 #include "gpu_backend/GpuAgent.h"
 #include "gpu_backend/GpuCode.h"
 #include "runtime/core/Clock.h"
@@ -278,19 +278,13 @@ GpuQueueService::Outcome GpuQueueService::launch(uint64_t Index,
   }
   if (K->KernargSegmentSize != 0 && !P.kernarg_address)
     return Fail(HSA_STATUS_ERROR_INVALID_ARGUMENT);
+  // Control directives the kernel was finalized with (PRM 13.4).
   if (K->HasConstraints) {
-    const cpu::DispatchConstraints &C = K->Constraints;
-    const uint64_t GridItems = uint64_t(Grid[0]) * Grid[1] * Grid[2];
-    bool Ok = (!C.RequiredDim || C.RequiredDim == Dims) &&
-              (!C.MaxFlatGridSize || GridItems <= C.MaxFlatGridSize) &&
-              (!C.MaxFlatWorkgroupSize || WgItems <= C.MaxFlatWorkgroupSize);
-    for (unsigned D = 0; D < 3; ++D) {
-      Ok &= !C.RequiredGridSize[D] || C.RequiredGridSize[D] == Grid[D];
-      Ok &= !C.RequiredWorkgroupSize[D] || C.RequiredWorkgroupSize[D] == Wg[D];
-      Ok &= !C.RequireNoPartialWorkgroups || Grid[D] % Wg[D] == 0;
-    }
-    if (!Ok)
+    if (!K->Constraints.admits(Dims, Grid, Wg))
       return Fail(HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
+    if (!K->Constraints.admitsGroupSegment(P.group_segment_size,
+                                           K->GroupSegmentSize))
+      return Fail(HSA_STATUS_ERROR_INVALID_ALLOCATION);
   }
   const uint64_t GroupBytes =
       std::max<uint64_t>(P.group_segment_size, K->GroupSegmentSize);
