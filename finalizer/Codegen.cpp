@@ -73,6 +73,15 @@ void dump(const char *Var, const llvm::Module &M, llvm::StringRef Ext,
     Out << Text;
 }
 
+void dumpModule(const llvm::Module &M, llvm::StringRef Ext) {
+  if (!std::getenv("OPENHSA_DUMP_IR"))
+    return;
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  M.print(OS, nullptr);
+  dump("OPENHSA_DUMP_IR", M, Ext, Text);
+}
+
 llvm::Expected<std::vector<uint8_t>> compileToObject(llvm::Module &M) {
   initializeNativeTarget();
   const HostTarget &Host = hostTarget();
@@ -105,12 +114,7 @@ llvm::Expected<std::vector<uint8_t>> compileToObject(llvm::Module &M) {
         "internal error: the lowered IR of module '" + M.getName().str() +
         "' is invalid: " + llvm::StringRef(Broken).rtrim().str());
 
-  if (std::getenv("OPENHSA_DUMP_IR")) { // As lowered, before optimization.
-    std::string Text;
-    llvm::raw_string_ostream OS(Text);
-    M.print(OS, nullptr);
-    dump("OPENHSA_DUMP_IR", M, "lowered.ll", Text);
-  }
+  dumpModule(M, "lowered.ll");
   {
     llvm::LoopAnalysisManager LAM;
     llvm::FunctionAnalysisManager FAM;
@@ -144,12 +148,7 @@ llvm::Expected<std::vector<uint8_t>> compileToObject(llvm::Module &M) {
         PB.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
     MPM.run(M, MAM);
   }
-  if (std::getenv("OPENHSA_DUMP_IR")) {
-    std::string Text;
-    llvm::raw_string_ostream OS(Text);
-    M.print(OS, nullptr);
-    dump("OPENHSA_DUMP_IR", M, "ll", Text);
-  }
+  dumpModule(M, "ll");
   if (std::getenv("OPENHSA_DUMP_ASM")) {
     llvm::SmallVector<char, 0> Asm;
     llvm::raw_svector_ostream OS(Asm);

@@ -28,6 +28,8 @@ llvm::Expected<std::vector<uint8_t>> compileToObject(llvm::Module &M);
 /// names a directory, or to stderr when it is "-" (OPENHSA_DUMP_IR...).
 void dump(const char *Var, const llvm::Module &M, llvm::StringRef Ext,
           llvm::StringRef Text);
+/// dump() of M's IR under OPENHSA_DUMP_IR (printed only when it is set).
+void dumpModule(const llvm::Module &M, llvm::StringRef Ext);
 
 } // namespace openhsa::finalizer
 

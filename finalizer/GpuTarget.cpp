@@ -532,12 +532,7 @@ llvm::Expected<std::string> compileToPtx(llvm::Module &M, unsigned SmVersion) {
     return llvm::createStringError(
         "internal error: the lowered IR of module '" + M.getName().str() +
         "' is invalid");
-  if (std::getenv("OPENHSA_DUMP_IR")) {
-    std::string Text;
-    llvm::raw_string_ostream OS(Text);
-    M.print(OS, nullptr);
-    dump("OPENHSA_DUMP_IR", M, "gpu.lowered.ll", Text);
-  }
+  dumpModule(M, "gpu.lowered.ll");
   {
     llvm::LoopAnalysisManager LAM;
     llvm::FunctionAnalysisManager FAM;
@@ -553,12 +548,7 @@ llvm::Expected<std::string> compileToPtx(llvm::Module &M, unsigned SmVersion) {
         PB.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
     MPM.run(M, MAM);
   }
-  if (std::getenv("OPENHSA_DUMP_IR")) {
-    std::string Text;
-    llvm::raw_string_ostream OS(Text);
-    M.print(OS, nullptr);
-    dump("OPENHSA_DUMP_IR", M, "gpu.ll", Text);
-  }
+  dumpModule(M, "gpu.ll");
   llvm::SmallVector<char, 0> Buffer;
   llvm::raw_svector_ostream OS(Buffer);
   llvm::legacy::PassManager PM;

@@ -1,8 +1,10 @@
 //===- finalizer/LowerCrossLane.cpp - Cross-lane instructions -------------===//
 //
-// PRM 9.4 for the CPU agent, whose wavefronts are one work-item wide
-// (WAVESIZE 1): the executing work-item is the only active lane of its
-// wavefront, lane 0. Width modifiers only state uniformity and change
+// PRM 9.4. On the CPU agent wavefronts are one work-item wide (WAVESIZE
+// 1): the executing work-item is the only active lane of its wavefront,
+// lane 0. Targets with wider wavefronts (the GPU's 32 lanes) get the
+// operations from the target's ballot, lane id and shuffle queries
+// (lowerWideCrossLane). Width modifiers only state uniformity and change
 // nothing here.
 //
 //===----------------------------------------------------------------------===//
@@ -21,6 +23,27 @@ KernelLowering::tryCrossLane(EntryRef<BrigInstBase> I) {
   default:
     return std::nullopt;
   }
+}
+
+llvm::Error KernelLowering::writeLaneMask(EntryRef<BrigInstBase> I,
+                                          Value *Mask) {
+  // Lanes 0-63 in the first of four b64 registers; the others hold lanes
+  // past any wavefront we have, so 0.
+  auto List = B.operand<BrigOperandOperandList>(operandOffset(I, 0));
+  OffsetList Dests = List ? B.offsetList(List->elements) : OffsetList();
+  if (Dests.size() != 4)
+    return failInst(I, "destination is not a vector of four registers");
+  for (unsigned J = 0; J < 4; ++J) {
+    auto R = B.operand<BrigOperandRegister>(Dests[J]);
+    if (!R)
+      return failInst(I,
+                      "destination " + llvm::Twine(J) + " is not a register");
+    RegisterSlot Slot = registerSlot(*R);
+    Value *Bits = J == 0 ? Builder.CreateZExtOrTrunc(Mask, Slot.Ty)
+                         : llvm::ConstantInt::get(Slot.Ty, 0);
+    Builder.CreateStore(Bits, Slot.Ptr);
+  }
+  return llvm::Error::success();
 }
 
 llvm::Error KernelLowering::lowerWideCrossLane(EntryRef<BrigInstBase> I) {
@@ -46,11 +69,11 @@ llvm::Error KernelLowering::lowerWideCrossLane(EntryRef<BrigInstBase> I) {
         {WorkItem, Bit});
   };
   auto LaneId = [&]() {
-    return Convergent(M.getOrInsertFunction(query::WaveLaneId,
-                                            llvm::FunctionType::get(
-                                                I32, {WorkItem->getType()},
-                                                false)),
-                      {WorkItem});
+    return Convergent(
+        M.getOrInsertFunction(
+            query::WaveLaneId,
+            llvm::FunctionType::get(I32, {WorkItem->getType()}, false)),
+        {WorkItem});
   };
   auto Popcount = [&](Value *V) {
     return Builder.CreateTrunc(
@@ -65,10 +88,10 @@ llvm::Error KernelLowering::lowerWideCrossLane(EntryRef<BrigInstBase> I) {
   }
   case BRIG_OPCODE_ACTIVELANEID: {
     // The active lanes below this one.
-    Value *Below = Builder.CreateSub(
-        Builder.CreateShl(Builder.getInt64(1),
-                          Builder.CreateZExt(LaneId(), I64)),
-        Builder.getInt64(1));
+    Value *Below =
+        Builder.CreateSub(Builder.CreateShl(Builder.getInt64(1),
+                                            Builder.CreateZExt(LaneId(), I64)),
+                          Builder.getInt64(1));
     return write(I, 0,
                  Popcount(Builder.CreateAnd(Ballot(Builder.getTrue()), Below)),
                  BRIG_TYPE_U32);
@@ -77,22 +100,7 @@ llvm::Error KernelLowering::lowerWideCrossLane(EntryRef<BrigInstBase> I) {
     auto Src = read(I, 1, BRIG_TYPE_B1);
     if (!Src)
       return Src.takeError();
-    Value *Mask = Ballot(*Src);
-    auto List = B.operand<BrigOperandOperandList>(operandOffset(I, 0));
-    OffsetList Dests = List ? B.offsetList(List->elements) : OffsetList();
-    if (Dests.size() != 4)
-      return failInst(I, "destination is not a vector of four registers");
-    for (unsigned J = 0; J < 4; ++J) {
-      auto R = B.operand<BrigOperandRegister>(Dests[J]);
-      if (!R)
-        return failInst(I,
-                        "destination " + llvm::Twine(J) + " is not a register");
-      RegisterSlot Slot = registerSlot(*R);
-      Value *Bits = J == 0 ? Builder.CreateZExtOrTrunc(Mask, Slot.Ty)
-                           : llvm::ConstantInt::get(Slot.Ty, 0);
-      Builder.CreateStore(Bits, Slot.Ptr);
-    }
-    return llvm::Error::success();
+    return writeLaneMask(I, Ballot(*Src));
   }
   case BRIG_OPCODE_ACTIVELANEPERMUTE: {
     const unsigned T = I->type;
@@ -121,27 +129,27 @@ llvm::Error KernelLowering::lowerWideCrossLane(EntryRef<BrigInstBase> I) {
       return Convergent(
           M.getOrInsertFunction(
               Wide ? query::WaveShuffle64 : query::WaveShuffle32,
-              llvm::FunctionType::get(Part->getType(),
-                                      {WorkItem->getType(), Part->getType(), I32},
-                                      false)),
+              llvm::FunctionType::get(
+                  Part->getType(), {WorkItem->getType(), Part->getType(), I32},
+                  false)),
           {WorkItem, Part, From});
     };
     llvm::Type *Ty = V->getType();
     Value *AsInt = Builder.CreateBitCast(V, Builder.getIntNTy(Bits));
     Value *Moved;
     if (Bits <= 32) {
-      Moved = Builder.CreateTrunc(
-          Shuffle(Builder.CreateZExt(AsInt, I32)), AsInt->getType());
+      Moved = Builder.CreateTrunc(Shuffle(Builder.CreateZExt(AsInt, I32)),
+                                  AsInt->getType());
     } else if (Bits == 64) {
       Moved = Shuffle(AsInt);
     } else if (Bits == 128) {
       Value *Lo = Shuffle(Builder.CreateTrunc(AsInt, I64));
-      Value *Hi = Shuffle(
-          Builder.CreateTrunc(Builder.CreateLShr(AsInt, 64), I64));
+      Value *Hi =
+          Shuffle(Builder.CreateTrunc(Builder.CreateLShr(AsInt, 64), I64));
       auto *I128 = Builder.getIntNTy(128);
-      Moved = Builder.CreateOr(
-          Builder.CreateZExt(Lo, I128),
-          Builder.CreateShl(Builder.CreateZExt(Hi, I128), 64));
+      Moved =
+          Builder.CreateOr(Builder.CreateZExt(Lo, I128),
+                           Builder.CreateShl(Builder.CreateZExt(Hi, I128), 64));
     } else {
       return failInst(I, "operands of " + llvm::Twine(Bits) +
                              " bits are not supported");
@@ -149,8 +157,7 @@ llvm::Error KernelLowering::lowerWideCrossLane(EntryRef<BrigInstBase> I) {
     Moved = Builder.CreateBitCast(Moved, Ty);
     Value *TakeIdentity =
         Builder.CreateOr(*UseIdentity, Builder.CreateNot(FromActive));
-    return write(I, 0, Builder.CreateSelect(TakeIdentity, *Identity, Moved),
-                 T);
+    return write(I, 0, Builder.CreateSelect(TakeIdentity, *Identity, Moved), T);
   }
   }
   return failInst(I, "not supported by this finalizer yet");
@@ -177,21 +184,7 @@ llvm::Error KernelLowering::lowerCrossLane(EntryRef<BrigInstBase> I) {
     auto Src = read(I, 1, BRIG_TYPE_B1);
     if (!Src)
       return Src.takeError();
-    auto List = B.operand<BrigOperandOperandList>(operandOffset(I, 0));
-    OffsetList Dests = List ? B.offsetList(List->elements) : OffsetList();
-    if (Dests.size() != 4)
-      return failInst(I, "destination is not a vector of four registers");
-    for (unsigned J = 0; J < 4; ++J) {
-      auto R = B.operand<BrigOperandRegister>(Dests[J]);
-      if (!R)
-        return failInst(I,
-                        "destination " + llvm::Twine(J) + " is not a register");
-      RegisterSlot Slot = registerSlot(*R);
-      Value *Bits = J == 0 ? Builder.CreateZExt(*Src, Slot.Ty)
-                           : llvm::ConstantInt::get(Slot.Ty, 0);
-      Builder.CreateStore(Bits, Slot.Ptr);
-    }
-    return llvm::Error::success();
+    return writeLaneMask(I, *Src);
   }
   case BRIG_OPCODE_ACTIVELANEPERMUTE: {
     // The sending lane is laneId modulo WAVESIZE = lane 0, this active
