@@ -1,6 +1,7 @@
 //===- finalizer/CpuTarget.cpp - Work-group functions for the CPU agent ---===//
 #include "finalizer/CpuTarget.h"
 #include "finalizer/Codegen.h"
+#include "finalizer/PromoteRegisterFile.h"
 #include "finalizer/WorkItemVectorizer.h"
 
 #include "hsa/hsa_ext_openhsa.h"
@@ -481,8 +482,16 @@ void keepNullAccesses(llvm::Module &M) {
 } // namespace
 
 void buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
-                                unsigned VectorWidth) {
+                                unsigned VectorWidth,
+                                std::vector<VectorizeStats> *Stats) {
+  if (Stats)
+    Stats->assign(Program.Kernels.size(), VectorizeStats{});
   keepNullAccesses(M); // Before the vectorizer simplifies the bodies.
+  // Registers in SSA values within each region, in the file only where
+  // live across a barrier (for the scalar and the vectorized bodies).
+  for (LoweredKernel &K : Program.Kernels)
+    if (K.UsesBarrier && !K.Scheduled && registerPromotionEnabled())
+      promoteRegisterFile(*K.Body);
   // Vectorize while the queries are still calls the vectorizer recognizes.
   std::vector<llvm::Function *> VecBodies;
   const llvm::DataLayout &DL = M.getDataLayout();
@@ -490,7 +499,8 @@ void buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
       DL.getStructLayout(workItemType(M.getContext()));
   WorkItemStateLayout State{SL->getSizeInBytes(), SL->getElementOffset(WiLocal),
                             0};
-  for (LoweredKernel &K : Program.Kernels) {
+  for (size_t Index = 0; Index < Program.Kernels.size(); ++Index) {
+    LoweredKernel &K = Program.Kernels[Index];
     llvm::Function *V = nullptr;
     const unsigned W = VectorWidth ? VectorWidth : kernelVectorWidth(*K.Body);
     if (W <= 1)
@@ -506,7 +516,8 @@ void buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
           State.WaveRegisterFileOffset + uint64_t(W) * K.RegisterFileSize;
       if (K.UsesBarrier && Grown > UINT32_MAX)
         K.Symbol.ScalarReason = "its waves' register files are too large";
-      else if (auto R = vectorizeWorkItemBody(*K.Body, W, State)) {
+      else if (auto R = vectorizeWorkItemBody(
+                   *K.Body, W, State, Stats ? &(*Stats)[Index] : nullptr)) {
         V = *R;
         if (K.UsesBarrier && K.RegisterFileSize)
           K.Symbol.PrivateSegmentSize = uint32_t(Grown);

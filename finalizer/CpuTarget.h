@@ -13,6 +13,7 @@
 #define OPENHSA_FINALIZER_CPUTARGET_H
 
 #include "finalizer/Lowering.h"
+#include "finalizer/WorkItemVectorizer.h"
 
 #include "llvm/IR/Module.h"
 
@@ -22,9 +23,12 @@ namespace openhsa::finalizer {
 /// naming it in Kernel.Symbol.EntrySymbol. With VectorWidth > 1, kernels
 /// run that many work-items at once where the work-item vectorizer can
 /// (finalizer/WorkItemVectorizer.h); the others, and all with 1, one at a
-/// time. VectorWidth 0: each kernel's width (kernelVectorWidth).
+/// time. VectorWidth 0: each kernel's width (kernelVectorWidth). Stats,
+/// if given, receives per kernel what the vectorizer made of its memory
+/// accesses (all zero for kernels left scalar).
 void buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
-                                unsigned VectorWidth);
+                                unsigned VectorWidth,
+                                std::vector<VectorizeStats> *Stats = nullptr);
 
 } // namespace openhsa::finalizer
 

@@ -154,16 +154,19 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
   unsigned Width = Request.VectorWidth; // 0: each kernel's own.
   if (Width == 0 && !vectorizationEnabled())
     Width = 1;
-  buildCpuWorkGroupFunctions(*M, *Lowered, Width);
+  std::vector<VectorizeStats> Stats;
+  buildCpuWorkGroupFunctions(*M, *Lowered, Width, &Stats);
   if (std::getenv("OPENHSA_DUMP_IR")) {
     std::string Report;
-    for (const LoweredKernel &K : Lowered->Kernels)
-      Report +=
-          K.Symbol.Name + ": " +
-          (K.Symbol.VectorWidth > 1
-               ? "vectorized, " + std::to_string(K.Symbol.VectorWidth) +
-                     " work-items at once\n"
-               : "scalar work-item loops: " + K.Symbol.ScalarReason + "\n");
+    for (size_t I = 0; I < Lowered->Kernels.size(); ++I) {
+      const KernelSymbol &S = Lowered->Kernels[I].Symbol;
+      Report += S.Name + ": " +
+                (S.VectorWidth > 1
+                     ? "vectorized, " + std::to_string(S.VectorWidth) +
+                           " work-items at once; memory accesses: " +
+                           describe(Stats[I]) + "\n"
+                     : "scalar work-item loops: " + S.ScalarReason + "\n");
+    }
     dump("OPENHSA_DUMP_IR", *M, "vectorize.txt", Report);
   }
   auto Object = compileToObject(*M);

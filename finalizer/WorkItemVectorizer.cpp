@@ -38,6 +38,15 @@
 
 namespace openhsa::finalizer {
 
+std::string describe(const VectorizeStats &S) {
+  return std::to_string(S.Uniform) + " uniform, " +
+         std::to_string(S.Consecutive) + " consecutive (" +
+         std::to_string(S.Checked) + " checked), " +
+         std::to_string(S.GatherScatter) + " gathers or scatters, " +
+         std::to_string(S.LaneByLane) + " lane by lane; " +
+         std::to_string(S.RegisterFile) + " register file accesses";
+}
+
 unsigned hostVectorWidth() {
   if (const char *E = std::getenv("OPENHSA_VECTOR_WIDTH")) {
     unsigned W = static_cast<unsigned>(std::strtoul(E, nullptr, 10));
@@ -330,6 +339,7 @@ public:
         DL(F.getParent()->getDataLayout()), Active(F.getArg(F.arg_size() - 1)),
         WorkItem(F.getArg(1)) {}
   Error run();
+  const VectorizeStats &stats() const { return Stats; }
 
 private:
   // Analysis.
@@ -344,6 +354,9 @@ private:
   void findVaryingSlots();
   bool isVarying(const Value *V) const { return Varying.count(V); }
   bool isDivergent(const BasicBlock *BB) const;
+  /// Whether P's lanes may come from different incoming edges (a divergent
+  /// join, or the exit of a loop lanes leave at different iterations).
+  bool mergesLanes(const PHINode &P) const;
   /// Whether BB ends in its loop's back edge (and the loop's exit).
   bool isLatchBranch(const BasicBlock *BB) const;
   /// The block a varying if-then at BB joins at; nullptr for latches and
@@ -413,6 +426,7 @@ private:
   std::vector<Instruction *> Replaced;
   std::vector<Value *> LaneWorkItems;
   Value *LaneIdVector = nullptr;
+  VectorizeStats Stats;
 };
 
 //===----------------------------------------------------------------------===//
@@ -473,24 +487,51 @@ bool Vectorizer::computeVarying(Instruction &I) {
     return true;
   if (isa<AllocaInst>(I))
     return true; // Each lane has its own.
-  if (auto *P = dyn_cast<PHINode>(&I)) {
-    if (AnyOperandVarying())
-      return true;
-    // A join of a varying branch merges different lanes' values.
-    for (BasicBlock *Pred : predecessors(P->getParent()))
-      if (divergentJoin(Pred) == P->getParent())
-        return true;
-    // Lanes leave a loop whose exit varies at different iterations.
-    for (BasicBlock *Pred : P->blocks())
-      for (Loop *L = LI.getLoopFor(Pred); L && !L->contains(P->getParent());
-           L = L->getParentLoop())
-        if (BasicBlock *Latch = L->getLoopLatch(); Latch && isDivergent(Latch))
-          return true;
-    return false;
-  }
+  if (auto *P = dyn_cast<PHINode>(&I))
+    return AnyOperandVarying() || mergesLanes(*P);
   if (I.isTerminator())
     return false;
   return AnyOperandVarying();
+}
+
+bool Vectorizer::mergesLanes(const PHINode &P) const {
+  // A join of a varying branch merges different lanes' values.
+  for (const BasicBlock *Pred : predecessors(P.getParent()))
+    if (divergentJoin(Pred) == P.getParent())
+      return true;
+  // Lanes leave a loop whose exit varies at different iterations.
+  for (const BasicBlock *Pred : P.blocks())
+    for (const Loop *L = LI.getLoopFor(Pred); L && !L->contains(P.getParent());
+         L = L->getParentLoop())
+      if (BasicBlock *Latch = L->getLoopLatch(); Latch && isDivergent(Latch))
+        return true;
+  return false;
+}
+
+/// Whether V is P plus amounts the same in every lane (an induction step).
+static bool stepsFrom(const Value *V, const PHINode *P,
+                      function_ref<bool(const Value *)> IsVarying,
+                      unsigned Depth = 0) {
+  if (V == P)
+    return true;
+  if (Depth > 8)
+    return false;
+  if (auto *BO = dyn_cast<BinaryOperator>(V)) {
+    if (BO->getOpcode() == Instruction::Add)
+      return (!IsVarying(BO->getOperand(1)) &&
+              stepsFrom(BO->getOperand(0), P, IsVarying, Depth + 1)) ||
+             (!IsVarying(BO->getOperand(0)) &&
+              stepsFrom(BO->getOperand(1), P, IsVarying, Depth + 1));
+    if (BO->getOpcode() == Instruction::Sub)
+      return !IsVarying(BO->getOperand(1)) &&
+             stepsFrom(BO->getOperand(0), P, IsVarying, Depth + 1);
+    return false;
+  }
+  if (auto *G = dyn_cast<GetElementPtrInst>(V))
+    return all_of(G->indices(),
+                  [&](const Value *Idx) { return !IsVarying(Idx); }) &&
+           stepsFrom(G->getPointerOperand(), P, IsVarying, Depth + 1);
+  return false;
 }
 
 bool Vectorizer::isDivergent(const BasicBlock *BB) const {
@@ -595,6 +636,27 @@ std::optional<LaneStride> Vectorizer::strideOf(Value *V) {
         DL.getTypeSizeInBits(I->getType()) ==
             DL.getTypeSizeInBits(I->getOperand(0)->getType()))
       R = strideOf(I->getOperand(0));
+  } else if (auto *P = dyn_cast<PHINode>(V); P && !mergesLanes(*P)) {
+    // Every lane comes the same way: lanes a step apart on each incoming
+    // edge stay so, and a value that is the phi plus a uniform amount (an
+    // induction) keeps the step; an undefined value keeps any. Wrap checks
+    // would test values the phi's uses are not dominated by: none allowed.
+    std::optional<LaneStride> Common;
+    bool Known = true;
+    for (Value *In : P->incoming_values()) {
+      // Undefined on that edge (StructurizeCFG's flow phis): any stride.
+      if (isa<UndefValue>(In) ||
+          stepsFrom(In, P, [&](const Value *X) { return isVarying(X); }))
+        continue;
+      auto S = strideOf(In);
+      if (!S || !S->Checks.empty() || (Common && Common->Step != S->Step)) {
+        Known = false;
+        break;
+      }
+      Common = S;
+    }
+    if (Known && Common)
+      R = Common;
   } else if (auto *G = dyn_cast<GetElementPtrInst>(V)) {
     if (auto S = strideOf(G->getPointerOperand())) {
       LaneStride Sum = *S;
@@ -1034,6 +1096,7 @@ static bool consecutive(std::optional<LaneStride> S, Type *Ty,
 
 Error Vectorizer::widenLoad(LoadInst &L, IRBuilder<> &B) {
   if (!L.isSimple()) {
+    ++Stats.LaneByLane;
     Vec[&L] = laneByLane(L, B);
     return Error::success();
   }
@@ -1042,25 +1105,31 @@ Error Vectorizer::widenLoad(LoadInst &L, IRBuilder<> &B) {
   Value *Ptrs = vec(L.getPointerOperand());
   auto S = strideOf(L.getPointerOperand());
   if (!consecutive(S, L.getType(), DL)) {
+    ++Stats.GatherScatter;
     Vec[&L] = B.CreateMaskedGather(VT, Ptrs, L.getAlign(), Mask);
     return Error::success();
   }
   Value *First = scalarAt(L.getPointerOperand(), 0, B);
   if (isRegisterFile(L.getPointerOperand())) {
     // Every lane's slot exists: no mask needed.
+    ++Stats.RegisterFile;
     Vec[&L] = B.CreateAlignedLoad(VT, First, L.getAlign());
     return Error::success();
   }
   Value *Cond = noWrap(*S, B);
   if (!Cond) {
+    ++Stats.Consecutive;
     Vec[&L] = B.CreateMaskedLoad(VT, First, L.getAlign(), Mask);
     return Error::success();
   }
   if (auto *C = dyn_cast<ConstantInt>(Cond)) { // Known either way.
+    ++(C->isOne() ? Stats.Consecutive : Stats.GatherScatter);
     Vec[&L] = C->isOne() ? B.CreateMaskedLoad(VT, First, L.getAlign(), Mask)
                          : B.CreateMaskedGather(VT, Ptrs, L.getAlign(), Mask);
     return Error::success();
   }
+  ++Stats.Consecutive;
+  ++Stats.Checked;
   auto *Fast =
       cast<Instruction>(B.CreateMaskedLoad(VT, First, L.getAlign(), Mask));
   auto *Slow =
@@ -1072,6 +1141,7 @@ Error Vectorizer::widenLoad(LoadInst &L, IRBuilder<> &B) {
 
 Error Vectorizer::widenStore(StoreInst &St, IRBuilder<> &B) {
   if (!St.isSimple()) {
+    ++Stats.LaneByLane;
     laneByLane(St, B);
     return Error::success();
   }
@@ -1082,29 +1152,37 @@ Error Vectorizer::widenStore(StoreInst &St, IRBuilder<> &B) {
   // Scatters store in lane order, so the last active lane's value is the
   // one left where lanes share an address.
   if (!consecutive(S, St.getValueOperand()->getType(), DL)) {
+    ++Stats.GatherScatter;
     B.CreateMaskedScatter(Val, Ptrs, St.getAlign(), Mask);
     return Error::success();
   }
   Value *First = scalarAt(St.getPointerOperand(), 0, B);
-  if (isRegisterFile(St.getPointerOperand()) &&
-      WholeWave.count(St.getParent())) {
-    // Lanes that are off have no work-item, or are past the row's end:
-    // their slots are theirs alone and hold nothing live.
-    B.CreateAlignedStore(Val, First, St.getAlign());
+  if (isRegisterFile(St.getPointerOperand())) {
+    ++Stats.RegisterFile;
+    if (WholeWave.count(St.getParent()))
+      // Lanes that are off have no work-item, or are past the row's end:
+      // their slots are theirs alone and hold nothing live.
+      B.CreateAlignedStore(Val, First, St.getAlign());
+    else
+      B.CreateMaskedStore(Val, First, St.getAlign(), Mask);
     return Error::success();
   }
   Value *Cond = noWrap(*S, B);
   if (!Cond) {
+    ++Stats.Consecutive;
     B.CreateMaskedStore(Val, First, St.getAlign(), Mask);
     return Error::success();
   }
   if (auto *C = dyn_cast<ConstantInt>(Cond)) { // Known either way.
+    ++(C->isOne() ? Stats.Consecutive : Stats.GatherScatter);
     if (C->isOne())
       B.CreateMaskedStore(Val, First, St.getAlign(), Mask);
     else
       B.CreateMaskedScatter(Val, Ptrs, St.getAlign(), Mask);
     return Error::success();
   }
+  ++Stats.Consecutive;
+  ++Stats.Checked;
   auto *Fast =
       cast<Instruction>(B.CreateMaskedStore(Val, First, St.getAlign(), Mask));
   auto *Slow =
@@ -1430,6 +1508,9 @@ Error Vectorizer::run() {
     for (Instruction &I : *BB)
       if (isVarying(&I))
         Insts.push_back(&I);
+      else if (isa<LoadInst>(I) || isa<StoreInst>(I))
+        ++(isRegisterFile(getLoadStorePointerOperand(&I)) ? Stats.RegisterFile
+                                                          : Stats.Uniform);
     for (Instruction *I : Insts)
       if (auto E = widen(*I))
         return E;
@@ -1441,7 +1522,7 @@ Error Vectorizer::run() {
 
 llvm::Expected<llvm::Function *>
 vectorizeWorkItemBody(llvm::Function &S, unsigned W,
-                      const WorkItemStateLayout &State) {
+                      const WorkItemStateLayout &State, VectorizeStats *Stats) {
   llvm::Function *V = cloneWithMask(S, W);
   prepare(*V);
   SlotStores RegisterStores;
@@ -1456,6 +1537,8 @@ vectorizeWorkItemBody(llvm::Function &S, unsigned W,
     V->eraseFromParent();
     return E;
   }
+  if (Stats)
+    *Stats = Vz.stats();
   std::string Broken;
   llvm::raw_string_ostream OS(Broken);
   if (llvm::verifyFunction(*V, &OS)) {

@@ -32,6 +32,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <string>
 
 namespace openhsa::finalizer {
 
@@ -45,6 +46,24 @@ struct WorkItemStateLayout {
   /// register file starts (a resumable body's registers, W times over).
   uint64_t WaveRegisterFileOffset = 0;
 };
+
+/// What the vectorizer made of a body's memory accesses, for the
+/// OPENHSA_DUMP_IR report and for tests.
+struct VectorizeStats {
+  unsigned Uniform = 0;     // One scalar access for the whole wave.
+  unsigned Consecutive = 0; // Vector accesses, masked where lanes are off;
+  unsigned Checked = 0;     // of them, behind a run-time check that the
+                            // lanes' offsets do not wrap (else a gather).
+  unsigned GatherScatter = 0;
+  unsigned LaneByLane = 0; // Atomic or volatile: each active lane in turn.
+  /// Loads and stores of registers kept across barriers (the wave's
+  /// register file).
+  unsigned RegisterFile = 0;
+};
+
+/// "N uniform, N consecutive (N checked), N gathers or scatters, N lane by
+/// lane; N register file accesses".
+std::string describe(const VectorizeStats &S);
 
 /// Lanes per vector on this host for 32-bit elements: 16 with AVX-512, 8
 /// with AVX, 4 otherwise (SSE, NEON). OPENHSA_VECTOR_WIDTH overrides it
@@ -67,7 +86,8 @@ bool vectorizationEnabled();
 /// is not changed. The active mask must have at least one lane set.
 llvm::Expected<llvm::Function *>
 vectorizeWorkItemBody(llvm::Function &S, unsigned W,
-                      const WorkItemStateLayout &State);
+                      const WorkItemStateLayout &State,
+                      VectorizeStats *Stats = nullptr);
 
 } // namespace openhsa::finalizer
 

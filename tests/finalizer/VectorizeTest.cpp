@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 
 using namespace openhsa::test;
@@ -638,6 +639,96 @@ kernel &keep(kernarg_u64 %out)
         ASSERT_EQ(Out[Flat], Want) << X << "," << Y;
       }
   }
+}
+
+// Registers live across barriers in every form the register promotion
+// (finalizer/PromoteRegisterFile.h) treats differently: ids and kernarg
+// values computed again after each barrier, a float loop-carried across
+// two barriers per round (read as bits at the end), a uniform loop counter,
+// a boolean, and a register written by some lanes only, read after the
+// loop by those lanes only. Partial groups: the neighbour is taken modulo
+// the current group size.
+TEST(VectorizeTest, RegistersAcrossBarriersInEveryForm) {
+  const char *Src = R"(
+module &m:1:0:$full:$large:$default;
+kernel &forms(kernarg_u64 %out, kernarg_u64 %in, kernarg_u32 %rounds)
+{
+	group_f32 %tile[256];
+	workitemid_u32	$s0, 0;
+	workitemabsid_u32	$s1, 0;
+	ld_kernarg_align(8)_width(all)_u64	$d0, [%out];
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%in];
+	ld_kernarg_align(4)_width(all)_u32	$s2, [%rounds];
+	shl_u32	$s3, $s0, 2;
+	cvt_u64_u32	$d2, $s1;
+	shl_u64	$d2, $d2, 2;
+	add_u64	$d3, $d1, $d2;
+	ld_global_f32	$s4, [$d3];
+	mov_b32	$s5, 0;
+	and_b32	$s7, $s0, 1;
+	cmp_eq_b1_u32	$c0, $s7, 1;
+	cbr_b1	$c0, @round;
+	mov_b32	$s8, 100;
+@round:
+	st_group_f32	$s4, [%tile][$s3];
+	barrier;
+	add_u32	$s9, $s0, 1;
+	currentworkgroupsize_u32	$s10, 0;
+	rem_u32	$s9, $s9, $s10;
+	shl_u32	$s9, $s9, 2;
+	ld_group_f32	$s11, [%tile][$s9];
+	add_f32	$s4, $s4, $s11;
+	barrier;
+	add_u32	$s5, $s5, 1;
+	cmp_lt_b1_u32	$c1, $s5, $s2;
+	cbr_b1	$c1, @round;
+	cbr_b1	$c0, @store;
+	add_u32	$s4, $s4, $s8;
+@store:
+	add_u64	$d4, $d0, $d2;
+	st_global_u32	$s4, [$d4];
+	ret;
+};
+)";
+  auto Ps = bothWays(Src, "&forms");
+  ASSERT_EQ(Ps.size(), 2u);
+  for (uint32_t Group : {64u, 37u, 16u})
+    for (uint32_t N : {Group * 2, Group * 3 + 5}) {
+      std::vector<float> In(N);
+      for (uint32_t I = 0; I < N; ++I)
+        In[I] = float(I % 13);
+      // Each round adds the neighbour's value of the round before.
+      const uint32_t Rounds = 3;
+      std::vector<float> Want(In);
+      for (uint32_t Start = 0; Start < N; Start += Group) {
+        const uint32_t Size = std::min(Group, N - Start);
+        for (uint32_t R = 0; R < Rounds; ++R) {
+          std::vector<float> Old(Want.begin() + Start,
+                                 Want.begin() + Start + Size);
+          for (uint32_t L = 0; L < Size; ++L)
+            Want[Start + L] = Old[L] + Old[(L + 1) % Size];
+        }
+      }
+      for (const auto &P : Ps) {
+        std::vector<uint32_t> Out(N, 0);
+        struct {
+          uint32_t *Out;
+          const float *In;
+          uint32_t Rounds;
+        } Args{Out.data(), In.data(), Rounds};
+        Grid G;
+        G.Size[0] = N;
+        G.WorkGroup[0] = Group;
+        runKernel(P, "&forms", G, &Args);
+        for (uint32_t I = 0; I < N; ++I) {
+          uint32_t Bits;
+          std::memcpy(&Bits, &Want[I], 4);
+          const bool Even = ((I % Group) & 1) == 0;
+          ASSERT_EQ(Out[I], Bits + (Even ? 100 : 0))
+              << "item " << I << ", group size " << Group << ", n " << N;
+        }
+      }
+    }
 }
 
 // What the vectorizer does not take runs the scalar work-item loops, and
