@@ -2,6 +2,8 @@
 //===//
 #include "cpu_agent/CpuAgent.h"
 
+#include "abi/CpuWavefront.h"
+
 #include "cpu_agent/KernelDescriptor.h"
 #include "runtime/core/Queue.h"
 
@@ -41,7 +43,8 @@ const Isa &hostIsa() {
     I.MachineModel = HSA_MACHINE_MODEL_LARGE;
     I.Profile = HSA_PROFILE_FULL;
     I.DefaultRounding = HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR;
-    I.WavefrontSize = CpuAgentLimits::WavefrontSize;
+    // The lanes the finalizer runs a wavefront in (abi/CpuWavefront.h).
+    I.WavefrontSize = abi::cpuWavefrontSize();
     for (uint16_t &D : I.WorkgroupMaxDim)
       D = CpuAgentLimits::WorkgroupMaxDim;
     I.WorkgroupMaxSize = CpuAgentLimits::WorkgroupMaxSize;

@@ -26,7 +26,6 @@ namespace openhsa::cpu {
 
 /// The properties every CPU agent shares.
 struct CpuAgentLimits {
-  static constexpr uint32_t WavefrontSize = 1;
   static constexpr uint16_t WorkgroupMaxDim = 1024;
   static constexpr uint32_t WorkgroupMaxSize = 1024;
   static constexpr uint32_t GridMaxDim = UINT32_MAX;

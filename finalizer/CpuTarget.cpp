@@ -1,5 +1,6 @@
 //===- finalizer/CpuTarget.cpp - Work-group functions for the CPU agent ---===//
 #include "finalizer/CpuTarget.h"
+#include "brig/BrigModule.h"
 #include "finalizer/Codegen.h"
 #include "finalizer/PromoteRegisterFile.h"
 #include "finalizer/WorkItemVectorizer.h"
@@ -147,8 +148,10 @@ void defineQueries(llvm::Module &M) {
               Field(offsetof(Ctx, compute_unit_id), false));
   defineQuery(M, query::MaxComputeUnitId,
               Field(offsetof(Ctx, max_compute_unit_id), false));
-  // Each work-item's private block: private_segment_size bytes at its flat
-  // id within the group (hsa_ext_openhsa.h).
+  // Each work-item's private block: private_segment_size bytes at its
+  // current flattened id within the group (hsa_ext_openhsa.h), so that the
+  // work-items of a wavefront (PRM 2.6) have consecutive blocks whatever
+  // the group's shape.
   defineQuery(
       M, query::PrivateBase,
       [&](llvm::IRBuilder<> &B, llvm::Function *F) -> llvm::Value * {
@@ -160,8 +163,11 @@ void defineQueries(llvm::Module &M) {
                           {B.getInt32(0), B.getInt32(WiLocal), B.getInt32(D)}));
         };
         auto Size = [&](unsigned D) {
-          return contextField(B, Wi, offsetof(Ctx, workgroup_size),
-                              B.getInt32Ty(), B.getInt32(D));
+          return B.CreateLoad(
+              B.getInt32Ty(),
+              B.CreateGEP(
+                  WiTy, Wi,
+                  {B.getInt32(0), B.getInt32(WiCurrentSize), B.getInt32(D)}));
         };
         llvm::Value *Flat = B.CreateAdd(
             Local(0),
@@ -267,6 +273,39 @@ void emitMaskedWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX,
   });
 }
 
+/// The waves of HSAIL's wavefronts (PRM 2.6) in a group whose rows are not
+/// a multiple of W long: W work-items at a time in current flattened id
+/// order, crossing rows, the last wave's lanes past the group off.
+/// Call(Mask) calls the body (WaveLayout::Flat) for the wave whose first
+/// work-item's ids it stored.
+template <typename CallFn>
+void emitFlatWaveLoop(llvm::IRBuilder<> &B, llvm::Value *const Local[3],
+                      llvm::Value *const Current[3], unsigned W, CallFn Call) {
+  llvm::SmallVector<llvm::Constant *, 16> Lanes;
+  for (unsigned L = 0; L < W; ++L)
+    Lanes.push_back(B.getInt32(L));
+  llvm::Value *Items =
+      B.CreateMul(Current[0], B.CreateMul(Current[1], Current[2]));
+  emitSteppedLoop(B, Items, W, "flat", [&](llvm::Value *Flat) {
+    llvm::Value *Row = B.CreateUDiv(Flat, Current[0]);
+    B.CreateStore(B.CreateURem(Flat, Current[0]), Local[0]);
+    B.CreateStore(B.CreateURem(Row, Current[1]), Local[1]);
+    B.CreateStore(B.CreateUDiv(Row, Current[1]), Local[2]);
+    Call(B.CreateICmpULT(llvm::ConstantVector::get(Lanes),
+                         B.CreateVectorSplat(W, B.CreateSub(Items, Flat)),
+                         "flat.mask"));
+  });
+}
+
+/// Whether the group's rows are whole waves (or it has one row): then the
+/// waves along rows are HSAIL's wavefronts, and WaveLayout::Rows serves.
+llvm::Value *rowsAreWavefronts(llvm::IRBuilder<> &B,
+                               llvm::Value *const Current[3], unsigned W) {
+  return B.CreateOr(
+      B.CreateICmpEQ(B.CreateAnd(Current[0], B.getInt32(W - 1)), B.getInt32(0)),
+      B.CreateICmpEQ(B.CreateMul(Current[1], Current[2]), B.getInt32(1)));
+}
+
 /// The vectorized body is inlined into work-group function F. Its explicit
 /// vectors of 512 bits use the zmm registers even where LLVM would
 /// otherwise prefer 256-bit vectors on this CPU.
@@ -278,8 +317,11 @@ void inlineVectorBody(llvm::Function *F, llvm::Function *VecBody) {
   }
 }
 
+/// FlatBody, for kernels whose wavefronts must be HSAIL's (cross-lane
+/// operations, wavebarrier), runs groups whose rows are not whole waves.
 llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
-                                       llvm::Function *VecBody, unsigned W) {
+                                       llvm::Function *VecBody,
+                                       llvm::Function *FlatBody, unsigned W) {
   llvm::LLVMContext &C = M.getContext();
   auto *PtrTy = llvm::PointerType::get(C, 0);
   auto *I32 = llvm::Type::getInt32Ty(C);
@@ -331,8 +373,21 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
     return B.CreateGEP(WiTy, Wi,
                        {B.getInt32(0), B.getInt32(WiLocal), B.getInt32(D)});
   };
+  llvm::Value *Local[3] = {LocalPtr(0), LocalPtr(1), LocalPtr(2)};
 
   if (!K.UsesBarrier && VecBody) {
+    if (FlatBody) {
+      auto *Rows = llvm::BasicBlock::Create(C, "rows", F);
+      auto *Flat = llvm::BasicBlock::Create(C, "flat", F);
+      B.CreateCondBr(rowsAreWavefronts(B, Current, W), Rows, Flat);
+      B.SetInsertPoint(Flat);
+      emitFlatWaveLoop(B, Local, Current, W, [&](llvm::Value *Mask) {
+        B.CreateCall(FlatBody, {Kernarg, Wi, Mask});
+      });
+      B.CreateRetVoid();
+      inlineVectorBody(F, FlatBody);
+      B.SetInsertPoint(Rows);
+    }
     emitLoop(B, Current[2], "z", [&](llvm::Value *Z) {
       B.CreateStore(Z, LocalPtr(2));
       emitLoop(B, Current[1], "y", [&](llvm::Value *Y) {
@@ -410,7 +465,7 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
     // finished early (only a debugtrap can make them, barriers being
     // uniform) do not end the group for the others.
     llvm::IRBuilder<> AtEntry(&F->getEntryBlock(), F->getEntryBlock().begin());
-    auto EmitRegions = [&](auto Row) {
+    auto EmitRegions = [&](llvm::Value *const Loops[3], auto Row) {
       llvm::Value *NextSlot = AtEntry.CreateAlloca(I32); // mem2reg'd.
       llvm::BasicBlock *Pre = B.GetInsertBlock();
       auto *Region = llvm::BasicBlock::Create(C, "region", F);
@@ -425,9 +480,9 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
                                      B.CreateLoad(I32, NextSlot), R),
                       NextSlot);
       };
-      emitLoop(B, Current[2], "z", [&](llvm::Value *Z) {
+      emitLoop(B, Loops[2], "z", [&](llvm::Value *Z) {
         B.CreateStore(Z, LocalPtr(2));
-        emitLoop(B, Current[1], "y", [&](llvm::Value *Y) {
+        emitLoop(B, Loops[1], "y", [&](llvm::Value *Y) {
           B.CreateStore(Y, LocalPtr(1));
           Row(Z, Y, Resume, Stopped);
         });
@@ -445,19 +500,36 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
         Stopped(B.CreateCall(K.Body, {Kernarg, Wi, Resume}));
       });
     };
-    if (!VecBody) {
-      EmitRegions(ScalarRow);
-    } else {
+    auto WaveRow = [&](llvm::Value *, llvm::Value *, llvm::Value *Resume,
+                       auto Stopped) {
       // Waves of W work-items, each keeping its registers in a register
       // file of its own, lane by lane (WorkItemVectorizer.h).
-      EmitRegions(
-          [&](llvm::Value *, llvm::Value *, llvm::Value *Resume, auto Stopped) {
-            emitMaskedWaveLoop(
-                B, LocalPtr(0), Current[0], W, [&](llvm::Value *Mask) {
-                  Stopped(B.CreateCall(VecBody, {Kernarg, Wi, Resume, Mask}));
-                });
-          });
+      emitMaskedWaveLoop(B, LocalPtr(0), Current[0], W, [&](llvm::Value *Mask) {
+        Stopped(B.CreateCall(VecBody, {Kernarg, Wi, Resume, Mask}));
+      });
+    };
+    if (!VecBody) {
+      EmitRegions(Current, ScalarRow);
+    } else if (!FlatBody) {
+      EmitRegions(Current, WaveRow);
       inlineVectorBody(F, VecBody);
+    } else {
+      auto *Rows = llvm::BasicBlock::Create(C, "rows", F);
+      auto *Flat = llvm::BasicBlock::Create(C, "flat", F);
+      B.CreateCondBr(rowsAreWavefronts(B, Current, W), Rows, Flat);
+      B.SetInsertPoint(Flat);
+      // One sweep of flat waves per region: the Z and Y loops run once.
+      llvm::Value *One[3] = {B.getInt32(1), B.getInt32(1), B.getInt32(1)};
+      EmitRegions(One, [&](llvm::Value *, llvm::Value *, llvm::Value *Resume,
+                           auto Stopped) {
+        emitFlatWaveLoop(B, Local, Current, W, [&](llvm::Value *Mask) {
+          Stopped(B.CreateCall(FlatBody, {Kernarg, Wi, Resume, Mask}));
+        });
+      });
+      B.SetInsertPoint(Rows);
+      EmitRegions(Current, WaveRow);
+      inlineVectorBody(F, VecBody);
+      inlineVectorBody(F, FlatBody);
     }
   }
   K.Body->addFnAttr(llvm::Attribute::AlwaysInline);
@@ -481,9 +553,10 @@ void keepNullAccesses(llvm::Module &M) {
 
 } // namespace
 
-void buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
-                                unsigned VectorWidth,
-                                std::vector<VectorizeStats> *Stats) {
+llvm::Error buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
+                                       unsigned VectorWidth,
+                                       unsigned WavefrontSize,
+                                       std::vector<VectorizeStats> *Stats) {
   if (Stats)
     Stats->assign(Program.Kernels.size(), VectorizeStats{});
   keepNullAccesses(M); // Before the vectorizer simplifies the bodies.
@@ -493,7 +566,7 @@ void buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
     if (K.UsesBarrier && !K.Scheduled && registerPromotionEnabled())
       promoteRegisterFile(*K.Body);
   // Vectorize while the queries are still calls the vectorizer recognizes.
-  std::vector<llvm::Function *> VecBodies;
+  std::vector<llvm::Function *> VecBodies, FlatBodies;
   const llvm::DataLayout &DL = M.getDataLayout();
   const llvm::StructLayout *SL =
       DL.getStructLayout(workItemType(M.getContext()));
@@ -501,8 +574,14 @@ void buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
                             0};
   for (size_t Index = 0; Index < Program.Kernels.size(); ++Index) {
     LoweredKernel &K = Program.Kernels[Index];
-    llvm::Function *V = nullptr;
-    const unsigned W = VectorWidth ? VectorWidth : kernelVectorWidth(*K.Body);
+    llvm::Function *V = nullptr, *Flat = nullptr;
+    // A kernel that uses cross-lane operations or wavebarrier runs in
+    // HSAIL's wavefronts, whose width the lowering used: vectorized, or not
+    // at all (work-items run one at a time are no wavefront).
+    const bool Waves = WavefrontSize > 1 && usesWavefronts(*K.Body);
+    const unsigned W = Waves         ? WavefrontSize
+                       : VectorWidth ? VectorWidth
+                                     : kernelVectorWidth(*K.Body);
     if (W <= 1)
       K.Symbol.ScalarReason = "vectorization is off";
     else if (K.Scheduled)
@@ -519,22 +598,41 @@ void buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
       else if (auto R = vectorizeWorkItemBody(
                    *K.Body, W, State, Stats ? &(*Stats)[Index] : nullptr)) {
         V = *R;
+        if (Waves) {
+          if (auto RF = vectorizeWorkItemBody(*K.Body, W, State, nullptr,
+                                              WaveLayout::Flat))
+            Flat = *RF;
+          else
+            K.Symbol.ScalarReason = llvm::toString(RF.takeError());
+        }
         if (K.UsesBarrier && K.RegisterFileSize)
           K.Symbol.PrivateSegmentSize = uint32_t(Grown);
       } else
         K.Symbol.ScalarReason = llvm::toString(R.takeError());
     }
+    if (Waves && (!V || !Flat))
+      return brig::makeBrigError(
+          K.Module, "hsa_code", K.Offset,
+          "kernel '" + K.Symbol.Name +
+              "' uses cross-lane operations or wavebarrier (PRM 9), which "
+              "the CPU agent runs only in vectorized wavefronts of " +
+              std::to_string(WavefrontSize) +
+              " work-items, and cannot be vectorized: " +
+              K.Symbol.ScalarReason);
     K.Symbol.VectorWidth = V ? W : 1;
     VecBodies.push_back(V);
+    FlatBodies.push_back(Flat);
   }
   defineQueries(M);
   for (size_t I = 0; I < Program.Kernels.size(); ++I)
     Program.Kernels[I].Symbol.EntrySymbol =
         buildWorkGroupFunction(M, Program.Kernels[I], VecBodies[I],
+                               FlatBodies[I],
                                Program.Kernels[I].Symbol.VectorWidth)
             ->getName()
             .str();
   keepNullAccesses(M); // The work-group functions and queries defined here.
+  return llvm::Error::success();
 }
 
 } // namespace openhsa::finalizer

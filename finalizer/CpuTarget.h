@@ -23,12 +23,16 @@ namespace openhsa::finalizer {
 /// naming it in Kernel.Symbol.EntrySymbol. With VectorWidth > 1, kernels
 /// run that many work-items at once where the work-item vectorizer can
 /// (finalizer/WorkItemVectorizer.h); the others, and all with 1, one at a
-/// time. VectorWidth 0: each kernel's width (kernelVectorWidth). Stats,
+/// time. VectorWidth 0: each kernel's width (kernelVectorWidth). Kernels
+/// that use cross-lane operations or wavebarrier run in wavefronts of
+/// WavefrontSize work-items (the width the program was lowered for, PRM
+/// 2.6), vectorized at that width; one that cannot be is an error. Stats,
 /// if given, receives per kernel what the vectorizer made of its memory
 /// accesses (all zero for kernels left scalar).
-void buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
-                                unsigned VectorWidth,
-                                std::vector<VectorizeStats> *Stats = nullptr);
+llvm::Error
+buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
+                           unsigned VectorWidth, unsigned WavefrontSize,
+                           std::vector<VectorizeStats> *Stats = nullptr);
 
 } // namespace openhsa::finalizer
 

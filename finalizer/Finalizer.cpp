@@ -146,16 +146,22 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
   // Lowering is target-neutral except where the target's instructions
   // already have HSAIL's semantics (FloatEmitter's NaN propagation).
   M->setTargetTriple(hostTarget().Triple);
-  auto Lowered =
-      lowerProgram(Request.Modules, *M, Request.Directives.DetectExceptions,
-                   Request.ProgramFloatRounding == 1 /* ZERO */);
-  if (!Lowered)
-    return Lowered.takeError();
   unsigned Width = Request.VectorWidth; // 0: each kernel's own.
   if (Width == 0 && !vectorizationEnabled())
     Width = 1;
+  // WAVESIZE and the cross-lane operations follow the wavefront the agent
+  // reports (abi/CpuWavefront.h), or the width the request asks for.
+  LoweringOptions Options;
+  Options.DetectExceptions = Request.Directives.DetectExceptions;
+  Options.DefaultRoundsToZero = Request.ProgramFloatRounding == 1 /* ZERO */;
+  Options.WavefrontSize = Width ? Width : hostVectorWidth();
+  auto Lowered = lowerProgram(Request.Modules, *M, Options);
+  if (!Lowered)
+    return Lowered.takeError();
   std::vector<VectorizeStats> Stats;
-  buildCpuWorkGroupFunctions(*M, *Lowered, Width, &Stats);
+  if (auto Err = buildCpuWorkGroupFunctions(*M, *Lowered, Width,
+                                            Options.WavefrontSize, &Stats))
+    return Err;
   if (std::getenv("OPENHSA_DUMP_IR")) {
     std::string Report;
     for (size_t I = 0; I < Lowered->Kernels.size(); ++I) {

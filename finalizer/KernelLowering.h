@@ -263,6 +263,9 @@ private:
   llvm::Error nativeBarrier(const char *Query);
   /// PRM 9.4 across a wavefront of more than one lane (LowerCrossLane.cpp).
   llvm::Error lowerWideCrossLane(EntryRef<BrigInstBase> I);
+  /// The target's ballot (query::WaveBallot): the active lanes of the
+  /// wavefront whose Bit is set, lane L at bit L. Wavefronts above 1 only.
+  Value *waveBallot(Value *Bit);
   /// activelanemask's destination: Mask (one bit per lane) in the first of
   /// its four registers, 0 in the others.
   llvm::Error writeLaneMask(EntryRef<BrigInstBase> I, Value *Mask);

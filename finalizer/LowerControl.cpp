@@ -12,7 +12,10 @@ KernelLowering::tryControl(EntryRef<BrigInstBase> I) {
   case BRIG_OPCODE_RET:
     return lowerBranch(I);
   case BRIG_OPCODE_WAVEBARRIER:
-    if (P.nativeBarriers())
+    // Also on the CPU with wavefronts wider than a work-item: the call marks
+    // a kernel that needs its wavefronts in lockstep (CpuTarget.cpp), and
+    // the work-item vectorizer, whose lanes are in lockstep, drops it.
+    if (P.nativeBarriers() || P.wavefrontSize() > 1)
       return nativeBarrier(query::WaveBarrier);
     return llvm::Error::success(); // Wavefronts of one work-item.
   case BRIG_OPCODE_BARRIER: {

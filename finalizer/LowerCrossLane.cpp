@@ -1,11 +1,11 @@
 //===- finalizer/LowerCrossLane.cpp - Cross-lane instructions -------------===//
 //
-// PRM 9.4. On the CPU agent wavefronts are one work-item wide (WAVESIZE
-// 1): the executing work-item is the only active lane of its wavefront,
-// lane 0. Targets with wider wavefronts (the GPU's 32 lanes) get the
-// operations from the target's ballot, lane id and shuffle queries
-// (lowerWideCrossLane). Width modifiers only state uniformity and change
-// nothing here.
+// PRM 9.4. Wavefronts wider than a work-item (the CPU's SIMD lanes,
+// abi/CpuWavefront.h; the GPU's 32) get the operations from the target's
+// ballot, lane id and shuffle queries (lowerWideCrossLane). With wavefronts
+// of one work-item (OPENHSA_VECTORIZE=0 on the CPU) the executing
+// work-item is the only active lane of its wavefront, lane 0. Width modifiers
+// only state uniformity and change nothing here.
 //
 //===----------------------------------------------------------------------===//
 #include "finalizer/KernelLowering.h"
@@ -46,6 +46,19 @@ llvm::Error KernelLowering::writeLaneMask(EntryRef<BrigInstBase> I,
   return llvm::Error::success();
 }
 
+Value *KernelLowering::waveBallot(Value *Bit) {
+  llvm::FunctionCallee Fn = P.module().getOrInsertFunction(
+      query::WaveBallot,
+      llvm::FunctionType::get(Builder.getInt64Ty(),
+                              {WorkItem->getType(), Builder.getInt1Ty()},
+                              false));
+  llvm::cast<llvm::Function>(Fn.getCallee())
+      ->addFnAttr(llvm::Attribute::Convergent);
+  llvm::CallInst *C = Builder.CreateCall(Fn, {WorkItem, Bit});
+  C->addFnAttr(llvm::Attribute::Convergent);
+  return C;
+}
+
 llvm::Error KernelLowering::lowerWideCrossLane(EntryRef<BrigInstBase> I) {
   // The target's queries (query::Wave*) give the ballot of the active lanes,
   // the caller's lane and other lanes' values; the rest is arithmetic here.
@@ -61,13 +74,7 @@ llvm::Error KernelLowering::lowerWideCrossLane(EntryRef<BrigInstBase> I) {
     C->addFnAttr(llvm::Attribute::Convergent);
     return C;
   };
-  auto Ballot = [&](Value *Bit) {
-    return Convergent(
-        M.getOrInsertFunction(
-            query::WaveBallot,
-            llvm::FunctionType::get(I64, {WorkItem->getType(), I1}, false)),
-        {WorkItem, Bit});
-  };
+  auto Ballot = [&](Value *Bit) { return waveBallot(Bit); };
   auto LaneId = [&]() {
     return Convergent(
         M.getOrInsertFunction(

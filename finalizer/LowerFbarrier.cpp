@@ -1,8 +1,10 @@
 //===- finalizer/LowerFbarrier.cpp - Fbarriers and scheduled kernels ------===//
 //
-// Fbarriers (PRM 9.2). The CPU agent runs the work-items of a group on one
-// thread, one after the other, and its wavefronts are one work-item wide:
-// the conceptual fields of an fbarrier count work-items. An fbarrier is 16
+// Fbarriers (PRM 9.2). The CPU agent runs the work-items of a kernel that
+// waits at fbarriers on one thread, one after the other (not vectorized, so
+// such a kernel may not use cross-lane operations where wavefronts are
+// wider than one work-item: CpuTarget.cpp refuses it): the conceptual
+// fields of an fbarrier count work-items. An fbarrier is 16
 // bytes of group segment memory (the PRM lets an implementation use group
 // memory for them):
 //   +0 member_count, +4 arrive_count, +8 generation

@@ -14,9 +14,10 @@
 //  - debugtrap reports HSA_STATUS_ERROR_EXCEPTION on the queue, which stops
 //    it, and ends the work-item (PRM 12.5.1: no debugger interface); in a
 //    function, a halt word tells the callers to return too.
-//  - The DETECT exception flags (11.2) are per wavefront, that is per
-//    work-item here (wavefronts of one work-item), kept like a register, or
-//    in a private word when functions use them. Floating-point
+//  - The DETECT exception flags (11.2) are per wavefront: each work-item
+//    keeps what it raised like a register (or in a private word when
+//    functions use them), and getdetectexcept ORs the active lanes' flags
+//    with ballots. Floating-point
 //    instructions OR what they raise into them where DETECT is enabled
 //    (FloatEmitter::detect()).
 //  - Segment addresses: group and private addresses are 32-bit offsets from
@@ -258,8 +259,24 @@ std::optional<llvm::Error> KernelLowering::trySystem(EntryRef<BrigInstBase> I) {
   case BRIG_OPCODE_GETDETECTEXCEPT: {
     RegisterSlot Flags = detectFlags();
     Value *Current = Builder.CreateLoad(Flags.Ty, Flags.Ptr);
-    if (Op == BRIG_OPCODE_GETDETECTEXCEPT)
-      return WriteDest(Builder.CreateAnd(Current, ExceptionMask));
+    if (Op == BRIG_OPCODE_GETDETECTEXCEPT) {
+      Value *Mine = Builder.CreateAnd(Current, ExceptionMask);
+      if (P.wavefrontSize() == 1)
+        return WriteDest(Mine);
+      // The flags are the wavefront's (PRM 11.2.3): each work-item records
+      // what it raised, and the read summarizes the active lanes.
+      Value *Wave = Builder.getInt32(0);
+      for (unsigned Bit = 0; Bit < 5; ++Bit) {
+        Value *Set = Builder.CreateICmpNE(
+            Builder.CreateAnd(Mine, Builder.getInt32(1u << Bit)),
+            Builder.getInt32(0));
+        Value *Any = Builder.CreateICmpNE(waveBallot(Set), Builder.getInt64(0));
+        Wave = Builder.CreateOr(
+            Wave, Builder.CreateSelect(Any, Builder.getInt32(1u << Bit),
+                                       Builder.getInt32(0)));
+      }
+      return WriteDest(Wave);
+    }
     auto V = read(I, 0, BRIG_TYPE_U32);
     if (!V)
       return V.takeError();

@@ -433,6 +433,8 @@ llvm::Expected<LoweredKernel> KernelLowering::run() {
   Result.Body = F;
   Result.RegisterFileSize = RegisterFileSize;
   Result.Symbol.Name = Name.str();
+  Result.Module = B.name().str();
+  Result.Offset = K.Offset;
   Result.Symbol.ProgramLinkage = K->linkage == BRIG_LINKAGE_PROGRAM;
   Result.Symbol.KernargSegmentSize = uint32_t(KernargSize);
   Result.Symbol.KernargSegmentAlignment = KernargAlign;

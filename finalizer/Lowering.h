@@ -26,6 +26,9 @@ namespace openhsa::finalizer {
 struct LoweredKernel {
   KernelSymbol Symbol; // EntrySymbol left empty; the target names it.
   llvm::Function *Body = nullptr;
+  /// Where the kernel is, for a target's diagnostics (brig::makeBrigError).
+  std::string Module;
+  uint32_t Offset = 0;
   bool UsesBarrier = false;
   /// Bytes of registers a resumable kernel keeps across barriers, at the
   /// RegisterFile query's address.

@@ -1,6 +1,8 @@
 //===- finalizer/WorkItemVectorizer.cpp - W work-items at a time ----------===//
 #include "finalizer/WorkItemVectorizer.h"
 
+#include "abi/CpuWavefront.h"
+
 #include "finalizer/Codegen.h"
 #include "finalizer/Lowering.h"
 
@@ -31,6 +33,7 @@
 #include "llvm/Transforms/Utils/UnifyFunctionExitNodes.h"
 #include "llvm/Transforms/Utils/UnifyLoopExits.h"
 
+#include <array>
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -47,20 +50,7 @@ std::string describe(const VectorizeStats &S) {
          std::to_string(S.RegisterFile) + " register file accesses";
 }
 
-unsigned hostVectorWidth() {
-  if (const char *E = std::getenv("OPENHSA_VECTOR_WIDTH")) {
-    unsigned W = static_cast<unsigned>(std::strtoul(E, nullptr, 10));
-    if (W >= 2 && W <= 64 && (W & (W - 1)) == 0)
-      return W;
-  }
-  const std::string &F = hostTarget().Features;
-  if (F.find("+avx512f") != std::string::npos)
-    return 16;
-  if (F.find("+avx,") != std::string::npos ||
-      F.find("+avx2") != std::string::npos)
-    return 8;
-  return 4;
-}
+unsigned hostVectorWidth() { return abi::cpuVectorWidth(); }
 
 unsigned kernelVectorWidth(const llvm::Function &S) {
   const unsigned Host = hostVectorWidth();
@@ -80,9 +70,28 @@ unsigned kernelVectorWidth(const llvm::Function &S) {
   return F64 > F32 && Host > 2 ? Host / 2 : Host;
 }
 
-bool vectorizationEnabled() {
-  const char *E = std::getenv("OPENHSA_VECTORIZE");
-  return !(E && E[0] == '0');
+bool vectorizationEnabled() { return abi::cpuVectorization(); }
+
+bool usesWavefronts(const llvm::Function &F) {
+  llvm::SmallPtrSet<const llvm::Function *, 8> Seen;
+  llvm::SmallVector<const llvm::Function *, 8> Work{&F};
+  while (!Work.empty()) {
+    const llvm::Function *G = Work.pop_back_val();
+    if (!Seen.insert(G).second)
+      continue;
+    for (const llvm::Instruction &I : llvm::instructions(*G))
+      if (auto *CI = llvm::dyn_cast<llvm::CallInst>(&I))
+        if (const llvm::Function *Callee = CI->getCalledFunction()) {
+          for (const char *Name :
+               {query::WaveBallot, query::WaveLaneId, query::WaveShuffle32,
+                query::WaveShuffle64, query::WaveBarrier})
+            if (Callee->getName() == Name)
+              return true;
+          if (!Callee->isDeclaration())
+            Work.push_back(Callee);
+        }
+  }
+  return false;
 }
 
 namespace {
@@ -333,11 +342,11 @@ Error interleaveRegisterFile(Function &F, unsigned W, uint64_t WaveFileOffset,
 class Vectorizer {
 public:
   Vectorizer(Function &F, unsigned W, const WorkItemStateLayout &State,
-             SlotStores RegisterStores, Value *WaveFile)
-      : F(F), W(W), State(State), RegisterStores(std::move(RegisterStores)),
-        WaveFile(WaveFile), Ctx(F.getContext()),
-        DL(F.getParent()->getDataLayout()), Active(F.getArg(F.arg_size() - 1)),
-        WorkItem(F.getArg(1)) {}
+             SlotStores RegisterStores, Value *WaveFile, WaveLayout Layout)
+      : F(F), W(W), Layout(Layout), State(State),
+        RegisterStores(std::move(RegisterStores)), WaveFile(WaveFile),
+        Ctx(F.getContext()), DL(F.getParent()->getDataLayout()),
+        Active(F.getArg(F.arg_size() - 1)), WorkItem(F.getArg(1)) {}
   Error run();
   const VectorizeStats &stats() const { return Stats; }
 
@@ -388,11 +397,18 @@ private:
   Error widenCmpXchg(Instruction &I, IRBuilder<> &B);
   Value *laneWorkItem(IRBuilder<> &B, unsigned Lane);
   Value *laneIds();
+  /// WaveLayout::Flat: the lanes' X, Y and Z ids, computed at the entry.
+  std::array<Value *, 3> &flatIds();
+  std::array<Value *, 3> FlatIds{};
+  /// The cross-lane queries (query::Wave*) that stay uniform: ballots and
+  /// wave barriers, once the masks they read exist.
+  void lowerUniformWaveQueries();
   void guardLaneOps();
   Error finish();
 
   Function &F;
   unsigned W;
+  WaveLayout Layout;
   WorkItemStateLayout State;
   SlotStores RegisterStores;
   Value *WaveFile; // The wave's register file, if any.
@@ -441,9 +457,16 @@ Error Vectorizer::checkInstructions() {
         isa<SwitchInst>(I) || isa<LandingPadInst>(I))
       return unsupported(Twine("unsupported instruction '") +
                          I.getOpcodeName() + "'");
-    if (auto *CI = dyn_cast<CallInst>(&I))
+    if (auto *CI = dyn_cast<CallInst>(&I)) {
       if (CI->isInlineAsm())
         return unsupported("inline assembly");
+      // A call left after inlining runs lane by lane: not as a wavefront.
+      if (Function *Callee = CI->getCalledFunction();
+          Callee && !Callee->isDeclaration() && usesWavefronts(*Callee))
+        return unsupported("a function using cross-lane operations or "
+                           "wavebarrier that is not inlined (recursion, or "
+                           "calls too deep or large)");
+    }
   }
   return Error::success();
 }
@@ -463,8 +486,12 @@ bool Vectorizer::computeVarying(Instruction &I) {
     Function *Callee = CI->getCalledFunction();
     if (isQuery(Callee, query::WorkItemId)) {
       auto *D = dyn_cast<ConstantInt>(CI->getArgOperand(1));
-      return !D || D->isZero();
+      return Layout == WaveLayout::Flat || !D || D->isZero();
     }
+    if (isQuery(Callee, query::WaveLaneId) ||
+        isQuery(Callee, query::WaveShuffle32) ||
+        isQuery(Callee, query::WaveShuffle64))
+      return true;
     if (isQuery(Callee, query::PrivateBase))
       return true;
     if (isQuery(Callee, LaneMarker))
@@ -607,7 +634,8 @@ std::optional<LaneStride> Vectorizer::strideOf(Value *V) {
              CI && isQuery(CI->getCalledFunction(), LaneMarker)) {
     R = LaneStride{1, {}};
   } else if (auto *CI = dyn_cast<CallInst>(V)) {
-    if (isQuery(CI->getCalledFunction(), query::WorkItemId))
+    if (Layout == WaveLayout::Rows &&
+        isQuery(CI->getCalledFunction(), query::WorkItemId))
       if (auto *D = dyn_cast<ConstantInt>(CI->getArgOperand(1));
           D && D->isZero())
         R = LaneStride{1, {}};
@@ -693,7 +721,8 @@ Value *Vectorizer::scalarAt(Value *V, unsigned Lane, IRBuilder<> &B) {
       CI && isQuery(CI->getCalledFunction(), LaneMarker))
     return B.getInt64(Lane);
   if (auto *CI = dyn_cast<CallInst>(I);
-      CI && isQuery(CI->getCalledFunction(), query::WorkItemId))
+      CI && Layout == WaveLayout::Rows &&
+      isQuery(CI->getCalledFunction(), query::WorkItemId))
     if (auto *D = dyn_cast<ConstantInt>(CI->getArgOperand(1)); D && D->isZero())
       return Lane ? B.CreateAdd(CI, B.getInt32(Lane)) : CI;
   if (auto *BO = dyn_cast<BinaryOperator>(I))
@@ -750,7 +779,7 @@ Error Vectorizer::checkShape() {
           isa<AtomicCmpXchgInst>(I))
         continue;
       Type *T = I.getType();
-      if (!(T->isIntegerTy() && T->getIntegerBitWidth() <= 64) &&
+      if (!(T->isIntegerTy() && T->getIntegerBitWidth() <= 128) &&
           !T->isFloatingPointTy() && !T->isPointerTy())
         return unsupported("a value that varies between work-items has "
                            "type " +
@@ -965,12 +994,69 @@ Value *Vectorizer::laneWorkItem(IRBuilder<> &B, unsigned Lane) {
   }
   Value *Copy = LaneWorkItems[Lane];
   B.CreateMemCpy(Copy, Align(8), WorkItem, Align(8), State.Size);
+  if (Layout == WaveLayout::Flat) {
+    std::array<Value *, 3> &Ids = flatIds();
+    for (unsigned D = 0; D < 3; ++D)
+      B.CreateStore(B.CreateExtractElement(Ids[D], Lane),
+                    B.CreateConstGEP1_64(B.getInt8Ty(), Copy,
+                                         State.LocalXOffset + 4 * D));
+    return Copy;
+  }
   Value *XPtr =
       B.CreateConstGEP1_64(B.getInt8Ty(), WorkItem, State.LocalXOffset);
   Value *X = B.CreateLoad(B.getInt32Ty(), XPtr);
   B.CreateStore(B.CreateAdd(X, B.getInt32(Lane)),
                 B.CreateConstGEP1_64(B.getInt8Ty(), Copy, State.LocalXOffset));
   return Copy;
+}
+
+std::array<Value *, 3> &Vectorizer::flatIds() {
+  if (FlatIds[0])
+    return FlatIds;
+  // Lane 0's ids and the current group size give lane 0's current
+  // flattened id; lane L's is L more.
+  IRBuilder<> E(&*F.getEntryBlock().getFirstInsertionPt());
+  Module &M = *F.getParent();
+  auto Query = [&](const char *Name, unsigned D) {
+    return E.CreateCall(M.getOrInsertFunction(Name, E.getInt32Ty(),
+                                              E.getPtrTy(), E.getInt32Ty()),
+                        {WorkItem, E.getInt32(D)});
+  };
+  Value *X0 = Query(query::WorkItemId, 0), *Y0 = Query(query::WorkItemId, 1),
+        *Z0 = Query(query::WorkItemId, 2);
+  Value *SX = Query(query::CurrentWorkGroupSize, 0),
+        *SY = Query(query::CurrentWorkGroupSize, 1);
+  Value *Flat0 =
+      E.CreateAdd(X0, E.CreateMul(SX, E.CreateAdd(Y0, E.CreateMul(SY, Z0))));
+  Value *Flat = E.CreateAdd(E.CreateVectorSplat(W, Flat0), laneIds(), "flat");
+  Value *VX = E.CreateVectorSplat(W, SX), *VY = E.CreateVectorSplat(W, SY);
+  Value *Row = E.CreateUDiv(Flat, VX);
+  FlatIds = {E.CreateURem(Flat, VX, "wi.x"), E.CreateURem(Row, VY, "wi.y"),
+             E.CreateUDiv(Row, VY, "wi.z")};
+  return FlatIds;
+}
+
+void Vectorizer::lowerUniformWaveQueries() {
+  for (Instruction &I : make_early_inc_range(instructions(F))) {
+    auto *CI = dyn_cast<CallInst>(&I);
+    if (!CI)
+      continue;
+    if (isQuery(CI->getCalledFunction(), query::WaveBarrier)) {
+      // The lanes run in lockstep: every access before it is done for all
+      // of them before any access after it.
+      CI->eraseFromParent();
+    } else if (isQuery(CI->getCalledFunction(), query::WaveBallot)) {
+      // The lanes that reach this block and whose bit is set, lane L at
+      // bit L.
+      IRBuilder<> B(CI);
+      Value *Bits =
+          B.CreateAnd(vec(CI->getArgOperand(1)), maskOf(CI->getParent()));
+      Value *Ballot = B.CreateZExt(B.CreateBitCast(Bits, B.getIntNTy(W)),
+                                   CI->getType(), "ballot");
+      CI->replaceAllUsesWith(Ballot);
+      CI->eraseFromParent();
+    }
+  }
 }
 
 /// Runs I once per lane (the copies are guarded by their lane's bit later)
@@ -1022,6 +1108,38 @@ Error Vectorizer::widenCmpXchg(Instruction &I, IRBuilder<> &B) {
 
 Error Vectorizer::widenCall(CallInst &CI, IRBuilder<> &B) {
   Function *Callee = CI.getCalledFunction();
+  if (isQuery(Callee, query::WorkItemId) && Layout == WaveLayout::Flat) {
+    std::array<Value *, 3> &Ids = flatIds();
+    Value *D = CI.getArgOperand(1);
+    if (auto *C = dyn_cast<ConstantInt>(D)) {
+      Vec[&CI] = Ids[std::min<uint64_t>(C->getZExtValue(), 2)];
+    } else {
+      Value *Is1 = B.CreateICmpEQ(D, B.getInt32(1));
+      Value *Is2 = B.CreateICmpEQ(D, B.getInt32(2));
+      Vec[&CI] =
+          B.CreateSelect(Is2, Ids[2], B.CreateSelect(Is1, Ids[1], Ids[0]));
+    }
+    return Error::success();
+  }
+  if (isQuery(Callee, query::WaveLaneId)) {
+    Vec[&CI] = laneIds();
+    return Error::success();
+  }
+  if (isQuery(Callee, query::WaveShuffle32) ||
+      isQuery(Callee, query::WaveShuffle64)) {
+    // Each lane reads the value of the lane it names (in 0..W-1, which
+    // the lowering ensures); inactive lanes' values are read as they are.
+    Value *Values = vec(CI.getArgOperand(1));
+    Value *From = CI.getArgOperand(2);
+    Value *R = PoisonValue::get(vectorOf(CI.getType(), W));
+    for (unsigned L = 0; L < W; ++L) {
+      Value *Lane =
+          isVarying(From) ? B.CreateExtractElement(vec(From), L) : From;
+      R = B.CreateInsertElement(R, B.CreateExtractElement(Values, Lane), L);
+    }
+    Vec[&CI] = R;
+    return Error::success();
+  }
   if (isQuery(Callee, query::WorkItemId)) {
     // Lane L is the work-item L further along X; other dimensions agree.
     KeepScalar.insert(&CI);
@@ -1515,6 +1633,7 @@ Error Vectorizer::run() {
       if (auto E = widen(*I))
         return E;
   }
+  lowerUniformWaveQueries();
   return finish();
 }
 
@@ -1522,7 +1641,8 @@ Error Vectorizer::run() {
 
 llvm::Expected<llvm::Function *>
 vectorizeWorkItemBody(llvm::Function &S, unsigned W,
-                      const WorkItemStateLayout &State, VectorizeStats *Stats) {
+                      const WorkItemStateLayout &State, VectorizeStats *Stats,
+                      WaveLayout Layout) {
   llvm::Function *V = cloneWithMask(S, W);
   prepare(*V);
   SlotStores RegisterStores;
@@ -1532,7 +1652,7 @@ vectorizeWorkItemBody(llvm::Function &S, unsigned W,
     V->eraseFromParent();
     return E;
   }
-  Vectorizer Vz(*V, W, State, std::move(RegisterStores), WaveFile);
+  Vectorizer Vz(*V, W, State, std::move(RegisterStores), WaveFile, Layout);
   if (llvm::Error E = Vz.run()) {
     V->eraseFromParent();
     return E;

@@ -41,10 +41,22 @@ namespace openhsa::finalizer {
 /// lane by lane get a copy of the state with their own X id.
 struct WorkItemStateLayout {
   uint64_t Size = 0;
+  /// The X id; Y and Z follow as 32-bit words.
   uint64_t LocalXOffset = 0;
   /// Where, in the private block of a wave's first work-item, the wave's
   /// register file starts (a resumable body's registers, W times over).
   uint64_t WaveRegisterFileOffset = 0;
+};
+
+/// How the lanes of a wave map to work-items.
+enum class WaveLayout {
+  /// Lane L is the work-item L further along X in lane 0's row: waves
+  /// never cross a row, and the X id steps by one from lane to lane.
+  Rows,
+  /// Lane L is the work-item whose current flattened id (PRM 2.6) is L
+  /// above lane 0's: HSAIL's wavefronts where rows are not a multiple of W
+  /// long. Every id is computed lane by lane.
+  Flat,
 };
 
 /// What the vectorizer made of a body's memory accesses, for the
@@ -82,12 +94,18 @@ bool vectorizationEnabled();
 /// Adds to S's module a function `void (ptr kernarg, ptr wi, <W x i1>
 /// active)` that runs, for each lane L set in active, the work-item whose
 /// local id is (x + L, y, z), where (x, y, z) is the local id the
-/// WorkItemId query returns for wi. S is `void (ptr kernarg, ptr wi)` and
-/// is not changed. The active mask must have at least one lane set.
-llvm::Expected<llvm::Function *>
-vectorizeWorkItemBody(llvm::Function &S, unsigned W,
-                      const WorkItemStateLayout &State,
-                      VectorizeStats *Stats = nullptr);
+/// WorkItemId query returns for wi (WaveLayout::Rows; with Flat, the
+/// work-item L further in current flattened id order). S is `void (ptr
+/// kernarg, ptr wi)` and is not changed. The active mask must have at least
+/// one lane set. The lanes are an HSAIL wavefront: the query::Wave*
+/// functions (cross-lane operations, wavebarrier) work across them.
+llvm::Expected<llvm::Function *> vectorizeWorkItemBody(
+    llvm::Function &S, unsigned W, const WorkItemStateLayout &State,
+    VectorizeStats *Stats = nullptr, WaveLayout Layout = WaveLayout::Rows);
+
+/// Whether F, or a function it calls, uses the query::Wave* functions:
+/// its wavefronts must run in lockstep.
+bool usesWavefronts(const llvm::Function &F);
 
 } // namespace openhsa::finalizer
 

@@ -9,11 +9,14 @@ using namespace openhsa;
 
 namespace {
 
-/// The single wavefront kind of an ISA: size 1 on CPU ISAs (until the
-/// finalizer vectorizes wavefronts), 32 on GPU ISAs.
+/// The single wavefront kind of an ISA, one object per size: 1 to 64 lanes
+/// on CPU ISAs (abi/CpuWavefront.h), 32 on GPU ISAs.
 const Wavefront &wavefrontOf(const Isa &I) {
-  static const Wavefront One{1}, Warp{32};
-  return I.WavefrontSize == 32 ? Warp : One;
+  static const Wavefront Sizes[] = {{1}, {2}, {4}, {8}, {16}, {32}, {64}};
+  for (const Wavefront &W : Sizes)
+    if (W.Size == I.WavefrontSize)
+      return W;
+  return Sizes[0];
 }
 
 bool validProfile(const hsa_profile_t &P) {

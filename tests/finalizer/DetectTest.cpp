@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "KernelRunner.h"
 
+#include <algorithm>
 #include <cfenv>
 #include <cmath>
 #include <cstring>
@@ -89,9 +90,11 @@ DetectRun<R> runDetect(const std::string &Inst, char Src, char Dst,
     R *Res;
     uint32_t *F;
   } Args{A.data(), Bv.data(), C.data(), Out.Result.data(), Out.Flags.data()};
+  // One work-item per group, so each is its own wavefront: the flags a
+  // work-item reads are the wavefront's (PRM 11.2.3), here its own.
   Grid G;
   G.Size[0] = uint32_t(A.size());
-  G.WorkGroup[0] = 16;
+  G.WorkGroup[0] = 1;
   runKernel(*P, "&k", G, &Args);
   return Out;
 }
@@ -363,6 +366,55 @@ TEST(DetectTest, OnlyEnabledExceptionsAreRecorded) {
   EXPECT_EQ(None.Result[2], 0.3f);
 }
 
+// PRM 11.2.3: the DETECT flags are the wavefront's. Work-items that raise
+// different exceptions in one wavefront all read the union of them; a
+// partial wavefront only its own lanes'.
+TEST(DetectTest, FlagsSummarizeTheWavefront) {
+  auto P = finalizeText(R"(
+module &m:1:0:$full:$large:$default;
+kernel &k(kernarg_u64 %out)
+{
+	enabledetectexceptions 31;
+	workitemabsid_u32	$s0, 0;
+	ld_kernarg_align(8)_width(all)_u64	$d0, [%out];
+	cleardetectexcept_u32	31;
+	and_b32	$s1, $s0, 7;
+	cvt_f32_u32	$s2, $s1;
+	div_f32	$s3, 1.0f, $s2;
+	getdetectexcept_u32	$s4;
+	cvt_u64_u32	$d1, $s0;
+	shl_u64	$d1, $d1, 2;
+	add_u64	$d1, $d0, $d1;
+	st_global_u32	$s4, [$d1];
+	ret;
+};
+)");
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  const unsigned W = defaultWavefrontSize();
+  // Work-item i divides 1 by i % 8: by zero for i % 8 == 0, inexactly for
+  // 3, 5, 6 and 7. Groups of 20: partial wavefronts.
+  const uint32_t N = 50, Group = 20;
+  std::vector<uint32_t> Flags(N, 99);
+  uint32_t *Ptr = Flags.data();
+  Grid G;
+  G.Size[0] = N;
+  G.WorkGroup[0] = Group;
+  runKernel(*P, "&k", G, &Ptr);
+  auto Own = [](uint32_t I) -> uint32_t {
+    const uint32_t D = I % 8;
+    return D == 0 ? DivZero : (D == 3 || D >= 5) ? Inexact : 0;
+  };
+  for (uint32_t I = 0; I < N; ++I) {
+    const uint32_t GroupStart = I / Group * Group;
+    const uint32_t WaveStart = GroupStart + (I - GroupStart) / W * W;
+    const uint32_t WaveEnd = std::min({WaveStart + W, GroupStart + Group, N});
+    uint32_t Want = 0;
+    for (uint32_t J = WaveStart; J < WaveEnd; ++J)
+      Want |= Own(J);
+    EXPECT_EQ(Flags[I], Want) << "work-item " << I << ", W " << W;
+  }
+}
+
 } // namespace
 
 namespace {
@@ -408,7 +460,7 @@ kernel &k(kernarg_u64 %out)
   uint32_t *Ptr = Flags.data();
   Grid G;
   G.Size[0] = 4;
-  G.WorkGroup[0] = 4;
+  G.WorkGroup[0] = 1; // Each work-item its own wavefront.
   RunOptions O;
   O.PoisonByte = 0xff;
   runKernelWith(*P, "&k", G, &Ptr, O);

@@ -185,7 +185,7 @@ TEST(DirectivesTest, ControlDirectivesAreRecorded) {
   EXPECT_EQ(K->RequiredGridSize[0], 64u);
   EXPECT_EQ(K->RequiredGridSize[1], 1u);
   EXPECT_EQ(K->RequiredGridSize[2], 1u);
-  EXPECT_EQ(K->RequiredWorkgroupSize[0], 1u); // WAVESIZE.
+  EXPECT_EQ(K->RequiredWorkgroupSize[0], defaultWavefrontSize()); // WAVESIZE.
   EXPECT_FALSE(K->RequireNoPartialWorkgroups);
   const auto *K2 = P->kernel("&k2");
   ASSERT_NE(K2, nullptr);

@@ -9,6 +9,7 @@
 #ifndef OPENHSA_TESTS_FINALIZER_KERNELRUNNER_H
 #define OPENHSA_TESTS_FINALIZER_KERNELRUNNER_H
 
+#include "abi/CpuWavefront.h"
 #include "brig/BrigModule.h"
 #include "brig/Validator.h"
 #include "brig/asm/Assembler.h"
@@ -43,6 +44,13 @@ inline bool runsOnGpu() {
 #else
   return false;
 #endif
+}
+
+/// WAVESIZE of a program finalized with the default width: 32 on a GPU
+/// agent; on the CPU agent its SIMD lanes (abi/CpuWavefront.h), 1 with
+/// OPENHSA_VECTORIZE=0.
+inline unsigned defaultWavefrontSize() {
+  return runsOnGpu() ? 32 : abi::cpuWavefrontSize();
 }
 
 struct FinalizedProgram {

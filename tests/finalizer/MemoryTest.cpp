@@ -133,7 +133,7 @@ TEST(MemoryTest, VectorFormsWithRegistersAndImmediates) {
   EXPECT_EQ(W[0], 7u);
   EXPECT_EQ(W[1], In[1]);
   EXPECT_EQ(W[2], 0x12345678u);
-  EXPECT_EQ(W[3], 1u); // the CPU agent's wavefront size
+  EXPECT_EQ(W[3], defaultWavefrontSize()); // WAVESIZE
   uint16_t H[4];
   std::memcpy(H, Out + 32, 8);
   EXPECT_EQ(H[0], 0xffff);

@@ -193,7 +193,8 @@ TEST(RegisterPromotionTest, BarrierKernelsKeepTheirVectorAccesses) {
     auto L = lower(benchmarkKernel(Name));
     ASSERT_TRUE(L);
     std::vector<finalizer::VectorizeStats> Stats;
-    finalizer::buildCpuWorkGroupFunctions(*L->M, L->Program, 16, &Stats);
+    ASSERT_FALSE(bool(finalizer::buildCpuWorkGroupFunctions(*L->M, L->Program,
+                                                            16, 1, &Stats)));
     ASSERT_EQ(L->Program.Kernels.at(0).Symbol.VectorWidth, 16u)
         << L->Program.Kernels[0].Symbol.ScalarReason;
     EXPECT_EQ(Stats.at(0).GatherScatter, 0u) << describe(Stats[0]);

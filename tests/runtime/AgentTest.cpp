@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
 
+#include <cstdlib>
+
 #include <map>
 #include <set>
 #include <string>
@@ -220,9 +222,22 @@ TEST_F(Agent, EveryAttributeOfTheCpuAgent) {
   EXPECT_EQ(BaseModes & (1u << HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT), 0u);
   agentInfo<bool>(Cpu, HSA_AGENT_INFO_FAST_F16_OPERATION);
 
+  // The lanes the finalizer runs a wavefront in (PRM 2.6): 16 with
+  // AVX-512, 8 with AVX, 4 otherwise; 1 with OPENHSA_VECTORIZE=0.
   const uint32_t Wavefront =
       agentInfo<uint32_t>(Cpu, HSA_AGENT_INFO_WAVEFRONT_SIZE);
-  EXPECT_EQ(Wavefront, 1u);
+  uint32_t Lanes = 4;
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx512f"))
+    Lanes = 16;
+  else if (__builtin_cpu_supports("avx"))
+    Lanes = 8;
+#endif
+  if (const char *W = std::getenv("OPENHSA_VECTOR_WIDTH"))
+    Lanes = uint32_t(std::strtoul(W, nullptr, 10));
+  if (const char *V = std::getenv("OPENHSA_VECTORIZE"); V && V[0] == '0')
+    Lanes = 1;
+  EXPECT_EQ(Wavefront, Lanes);
 
   using Dims16 = std::array<uint16_t, 3>;
   const Dims16 WgDim = agentInfo<Dims16>(Cpu, HSA_AGENT_INFO_WORKGROUP_MAX_DIM);
