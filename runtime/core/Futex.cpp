@@ -26,6 +26,15 @@ void futexWait(std::atomic<uint32_t> &Word, uint32_t Expected,
           Expected, TsPtr, nullptr, 0);
 }
 
+namespace {
+std::atomic<bool> SpinningHelps{true};
+} // namespace
+
+bool spinningHelps() { return SpinningHelps.load(std::memory_order_relaxed); }
+void setSpinningHelps(bool Helps) {
+  SpinningHelps.store(Helps, std::memory_order_relaxed);
+}
+
 void futexWake(std::atomic<uint32_t> &Word, int Count) {
   syscall(SYS_futex, reinterpret_cast<uint32_t *>(&Word), FUTEX_WAKE_PRIVATE,
           Count, nullptr, nullptr, 0);

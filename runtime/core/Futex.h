@@ -53,6 +53,13 @@ private:
   std::atomic<uint32_t> Sleepers{0};
 };
 
+/// Whether waiting threads should spin before they sleep. Not where the
+/// process may run on a single processing unit (taskset -c N, a one-CPU
+/// cpuset): there a spinning thread holds the very CPU that the thread it
+/// waits for needs. Set at hsa_init from the process's affinity mask.
+bool spinningHelps();
+void setSpinningHelps(bool Helps);
+
 /// Spins with a CPU pause hint.
 inline void cpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)

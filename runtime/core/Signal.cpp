@@ -117,6 +117,8 @@ namespace {
 /// How long a waiter spins before it blocks. ACTIVE asks the thread to stay
 /// on its core, so it spins longer; a BLOCKED waiter gives the core up soon.
 uint64_t spinBudgetNs(hsa_wait_state_t Hint) {
+  if (!spinningHelps())
+    return 0;
   return Hint == HSA_WAIT_STATE_ACTIVE ? 200'000 : 10'000;
 }
 
