@@ -22,6 +22,19 @@ namespace {
 /// submits back to back; short enough that an idle process costs nothing.
 constexpr uint64_t IdleSpinNs = 50'000;
 
+/// A dispatch whose work-groups took less than this, all told, the last
+/// time its kernel ran, runs on the processor thread alone: waking the
+/// workers would cost more (tens of microseconds on a small virtual
+/// machine). Where it turns out slower this time, the workers are woken
+/// once this much has passed.
+constexpr uint64_t InlineBudgetNs = 30'000;
+/// How long the processor thread runs work-groups of a dispatch that the
+/// workers share, before it goes back to its queues.
+constexpr uint64_t HelpBudgetNs = 50'000;
+/// The processor thread claims chunks of about this much work, so that it
+/// looks at the clock often enough to keep the two budgets.
+constexpr uint64_t ProcessorChunkNs = 5'000;
+
 uint16_t loadHeader(const void *Slot, std::memory_order Order) {
   return std::atomic_ref<uint16_t>(
              *static_cast<uint16_t *>(const_cast<void *>(Slot)))
@@ -389,17 +402,44 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
     Pool.submit(std::move(Job));
     return Outcome::Consumed;
   }
-  // A dispatch of a single work-group runs on this thread: handing it to a
-  // worker would cost more than running it.
-  if (Job->Total == 1) {
-    Job->runChunk(InlineSlot, 1, 1);
-    return Outcome::Consumed;
+  // Small dispatches (by what the kernel's work-groups cost last time) run
+  // here alone; others go to the workers at once, and this thread helps
+  // for a while. Either way the work-groups are claimed in order, so a
+  // dispatch moved to the workers half way keeps that order.
+  const uint64_t PerGroupNs = K->NanosPerGroup.load(std::memory_order_relaxed);
+  const uint64_t Total = Job->Total;
+  bool Shared =
+      Total > 1 && (PerGroupNs == 0 || Total > InlineBudgetNs / PerGroupNs);
+  if (Shared)
+    Pool.submit(Job);
+  // Chunks start at one work-group and double up to about ProcessorChunkNs
+  // of work by the estimate: a kernel much slower than last time overruns
+  // the budget by about as much as it had run when it was caught.
+  const uint64_t MaxChunk =
+      PerGroupNs == 0 ? 1
+                      : std::max<uint64_t>(1, ProcessorChunkNs / PerGroupNs);
+  uint64_t Chunk = 1;
+  const uint64_t Start = monotonicNanoseconds();
+  while (Job->runChunk(InlineSlot, Shared ? Pool.workers() + 1 : 1,
+                       std::min(Chunk, MaxChunk))) {
+    Chunk *= 2;
+    const uint64_t Elapsed = monotonicNanoseconds() - Start;
+    if (!Shared && Elapsed > InlineBudgetNs && !Job->exhausted()) {
+      Pool.submit(Job); // Slower than it was: the workers take over.
+      Shared = true;
+    } else if (Shared && Elapsed > HelpBudgetNs) {
+      break;
+    }
   }
-  Pool.submit(std::move(Job));
   return Outcome::Consumed;
 }
 
 void PacketProcessor::finishDispatch(DispatchJob &Job) {
+  // What the work-groups cost, for the next dispatch of the kernel; before
+  // the completion, after which the program may destroy the kernel.
+  const uint64_t PerGroup = std::max<uint64_t>(
+      1, Job.busyNanoseconds() / std::max<uint64_t>(Job.Total, 1));
+  Job.Kernel->NanosPerGroup.store(PerGroup, std::memory_order_relaxed);
   // A faulted dispatch leaves its completion signal alone, like every later
   // packet of the now inactive queue (README); the processor thread reports
   // the fault.

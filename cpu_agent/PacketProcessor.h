@@ -10,10 +10,13 @@
 // INVALID and the read index moves on at once, so producers can reuse it
 // while the kernel still runs.
 //
-// Kernel dispatches of several work-groups run on the agent's
-// WorkGroupPool, asynchronously, so the thread goes on with other queues. A
-// dispatch of a single work-group runs on the processor thread itself:
-// handing it to a worker would cost more than running it.
+// Kernel dispatches run on the agent's WorkGroupPool, asynchronously, so
+// the thread goes on with other queues. A dispatch whose work-groups cost
+// little in all the last time its kernel ran (a single work-group the
+// first time) runs on the processor thread itself: waking the workers
+// would cost more than running it. A larger one goes to the workers, and
+// the processor thread helps for a while before it goes back to its
+// queues. Work-groups are claimed in flattened-ID order whoever runs them.
 //
 // With nothing to do the thread spins briefly (not where the process has
 // one processing unit), then sleeps on a WakeWord that doorbell stores,

@@ -19,9 +19,10 @@ bool GroupJob::runChunk(unsigned Slot, unsigned Runners, uint64_t MaxChunk) {
   do {
     if (Begin >= Total)
       return false;
-    // Guided: large chunks while much is left, single work-groups at the
-    // end, so the threads finish together.
-    Count = std::clamp<uint64_t>((Total - Begin) / (4 * uint64_t(Runners)), 1,
+    // Shared, guided: large chunks while much is left, single work-groups
+    // at the end, so the threads finish together. Alone: MaxChunk.
+    const uint64_t Share = Runners > 1 ? 4 * uint64_t(Runners) : 1;
+    Count = std::clamp<uint64_t>((Total - Begin) / Share, 1,
                                  std::max<uint64_t>(MaxChunk, 1));
   } while (!Next.compare_exchange_weak(Begin, Begin + Count,
                                        std::memory_order_relaxed));

@@ -39,8 +39,9 @@ public:
 
   const uint64_t Total;
 
-  /// Claims the next chunk of at most MaxChunk work-groups (guided: a share
-  /// of what is left for Runners threads), runs it on Slot and retires it;
+  /// Claims the next chunk of at most MaxChunk work-groups (where Runners
+  /// threads share the job, guided: a share of what is left), runs it on
+  /// Slot and retires it;
   /// the thread that retires the last work-group calls finished(). False
   /// when every work-group was already claimed.
   bool runChunk(unsigned Slot, unsigned Runners, uint64_t MaxChunk);
