@@ -196,6 +196,7 @@ void PacketProcessor::run() {
     if (spinningHelps() && Now - IdleSince < IdleSpinNs) {
       for (int I = 0; I < 16; ++I)
         cpuRelax();
+      yieldCpu(); // To a thread with work, where CPUs are short.
       continue;
     }
     Wake.sleep(Epoch, -1);

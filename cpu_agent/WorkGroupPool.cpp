@@ -90,6 +90,7 @@ void WorkGroupPool::work(unsigned Slot, unsigned Runners) {
       if (Now - IdleSince < WorkerSpinNs) {
         for (int I = 0; I < 64 && !Queued.load(std::memory_order_relaxed); ++I)
           cpuRelax();
+        yieldCpu(); // To a thread with work, where CPUs are short.
         continue;
       }
     }

@@ -60,6 +60,13 @@ private:
 bool spinningHelps();
 void setSpinningHelps(bool Helps);
 
+/// Gives the CPU to another runnable thread, if any (sched_yield). Spin
+/// loops call it between bursts of cpuRelax: where the machine has more
+/// runnable threads than CPUs (other processes, or the runtime's own
+/// threads on few CPUs), the thread being waited for then runs instead of
+/// waiting for the spinner's time slice to end. Cheap where a CPU is idle.
+void yieldCpu();
+
 /// Spins with a CPU pause hint.
 inline void cpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)

@@ -127,6 +127,9 @@ uint64_t spinBudgetNs(hsa_wait_state_t Hint) {
   return Hint == HSA_WAIT_STATE_ACTIVE ? 200'000 : 10'000;
 }
 
+/// After this long a spinning waiter yields its CPU between polls.
+constexpr uint64_t YieldAfterNs = 2'000;
+
 /// Longest single futex sleep. Waits re-check their condition at least this
 /// often, which bounds the damage of a missed notification (e.g. a signal
 /// modified by a kernel through a path that cannot notify) to this latency.
@@ -147,8 +150,13 @@ bool spinThenBlock(PollFn Poll, const Signal *const *Signals, size_t Count,
     if (Poll())
       return true;
     cpuRelax();
-    if (Iter % 64 == 0 && monotonicNanoseconds() - Start >= SpinNs)
-      break;
+    if (Iter % 64 == 0) {
+      const uint64_t Spun = monotonicNanoseconds() - Start;
+      if (Spun >= SpinNs)
+        break;
+      if (Spun >= YieldAfterNs)
+        yieldCpu(); // The thread that will satisfy the wait may need it.
+    }
   }
 
   WakeWord Word;
