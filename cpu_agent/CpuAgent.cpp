@@ -60,14 +60,10 @@ const Isa &hostIsa() {
 CpuAgent::CpuAgent(const Topology &Topo, const CpuNodeInfo &Node,
                    unsigned Ordinal)
     : Topo(Topo), Node(Node), Ordinal(Ordinal),
-      Concurrency(std::max<unsigned>(1, unsigned(Node.ProcessingUnits.size()))),
-      // No slot is kept for an application thread: work is enqueued from
-      // the packet processor and run by the arena's own workers.
-      Arena(int(Concurrency), 0), RingBudget(ringBudget(Node)) {
-  Arena.initialize();
-  if (Topo.isPartitioned())
-    ThreadBinder = std::make_unique<Binder>(Arena, Topo, Node);
-
+      // One worker per processing unit the process may run on: more would
+      // only take turns on them.
+      Concurrency(std::max<unsigned>(1, unsigned(Node.AllowedUnits.size()))),
+      RingBudget(ringBudget(Node)) {
   const uint64_t Memory = Node.LocalMemoryBytes;
   Regions.push_back(std::make_unique<Region>(
       *this, Region::Kind::GlobalFineGrained, Memory, Topo, Node));
@@ -93,15 +89,16 @@ CpuAgent::CpuAgent(const Topology &Topo, const CpuNodeInfo &Node,
   DispatchLimits Limits{
       CpuAgentLimits::WorkgroupMaxSize, CpuAgentLimits::WorkgroupMaxDim,
       CpuAgentLimits::GroupSegmentMax, CpuAgentLimits::PrivateSegmentMax};
-  Processor = std::make_unique<PacketProcessor>(*this, Arena, Concurrency,
-                                                Limits, AgentDispatch);
+  // Where agents partition the machine, each agent's workers stay on its
+  // node's processing units (and memory).
+  std::function<void()> Bind;
+  if (Topo.isPartitioned())
+    Bind = [this] { this->Topo.bindThisThread(this->Node); };
+  Processor = std::make_unique<PacketProcessor>(
+      *this, Concurrency, std::move(Bind), Limits, AgentDispatch);
 }
 
-CpuAgent::~CpuAgent() {
-  Processor.reset();
-  ThreadBinder.reset();
-  Arena.terminate();
-}
+CpuAgent::~CpuAgent() { Processor.reset(); }
 
 hsa_status_t CpuAgent::createQueue(const QueueRequest &Request, uint64_t Id,
                                    Queue *&Result) {
@@ -266,7 +263,8 @@ hsa_status_t CpuAgent::getInfo(uint32_t Attribute, void *Value) const {
     *static_cast<uint32_t *>(Value) = 64;
     break;
   case HSA_EXT_OPENHSA_AGENT_INFO_COMPUTE_UNIT_COUNT:
-    *static_cast<uint32_t *>(Value) = Node.CoreCount;
+    // The cores the process may use (its affinity mask), not the node's.
+    *static_cast<uint32_t *>(Value) = Node.AllowedCores;
     break;
   case HSA_EXT_OPENHSA_AGENT_INFO_MAX_CLOCK_FREQUENCY:
     *static_cast<uint32_t *>(Value) = Node.MaxClockMHz;

@@ -1,11 +1,11 @@
 //===- cpu_agent/CpuAgent.h - A CPU package or NUMA node agent -*- C++ -*-===//
 //
 // One CpuAgent per CPU package, or per NUMA node where a package has
-// several (runtime/core/Topology.h): the node's kernel agent. It owns a
-// tbb::task_arena sized to its processing units (bound to them where agents
-// partition the machine), the packet processor that services its queues and
-// those of the node's agent dispatch agent (AgentDispatchAgent.h), and its
-// memory regions.
+// several (runtime/core/Topology.h): the node's kernel agent. It owns the
+// packet processor that services its queues and those of the node's agent
+// dispatch agent (AgentDispatchAgent.h), with one worker thread per
+// processing unit of the node that the process may run on (bound to the
+// node where agents partition the machine), and its memory regions.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OPENHSA_CPU_AGENT_CPUAGENT_H
@@ -15,9 +15,6 @@
 #include "runtime/core/Agent.h"
 #include "runtime/core/AgentDispatchTable.h"
 #include "runtime/core/Topology.h"
-
-#include <oneapi/tbb/task_arena.h>
-#include <oneapi/tbb/task_scheduler_observer.h>
 
 #include <atomic>
 #include <memory>
@@ -81,32 +78,16 @@ public:
   const CpuNodeInfo &node() const { return Node; }
   /// The handlers of the node's agent dispatch agent.
   AgentDispatchTable &agentDispatchTable() { return AgentDispatch; }
-  /// Worker threads the agent runs work-groups on.
+  /// Worker threads the agent runs work-groups on (besides the packet
+  /// processor's).
   unsigned concurrency() const { return Concurrency; }
 
 private:
-  class Binder final : public tbb::task_scheduler_observer {
-  public:
-    Binder(tbb::task_arena &Arena, const Topology &Topo,
-           const CpuNodeInfo &Node)
-        : tbb::task_scheduler_observer(Arena), Topo(Topo), Node(Node) {
-      observe(true);
-    }
-    ~Binder() override { observe(false); }
-    void on_scheduler_entry(bool) override { Topo.bindThisThread(Node); }
-
-  private:
-    const Topology &Topo;
-    const CpuNodeInfo &Node;
-  };
-
   const Topology &Topo;
   const CpuNodeInfo &Node;
   const unsigned Ordinal;
   const unsigned Concurrency;
   AgentDispatchTable AgentDispatch;
-  tbb::task_arena Arena;
-  std::unique_ptr<Binder> ThreadBinder;
   std::unique_ptr<PacketProcessor> Processor;
   QueueQuota Quota;
   const uint64_t RingBudget; // Bytes all rings of the node may commit.

@@ -15,6 +15,7 @@
 #include "hsa/hsa_ext_openhsa.h"
 #include "runtime/core/Registry.h"
 
+#include <atomic>
 #include <cstdint>
 
 namespace openhsa {
@@ -78,6 +79,10 @@ struct KernelDescriptor {
   /// Checked at dispatch when HasConstraints is set.
   DispatchConstraints Constraints;
   bool HasConstraints = false;
+  /// What one work-group of the last dispatch cost (ns; 0: not dispatched
+  /// yet): the packet processor runs dispatches that were small last time
+  /// on its own thread (PacketProcessor.cpp).
+  mutable std::atomic<uint64_t> NanosPerGroup{0};
 
   uint64_t kernelObject() const {
     return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(this));

@@ -12,7 +12,7 @@
 //    point of its thread (sigsetjmp) for exactly that call. A fault the
 //    kernel raised (si_code > 0) on an armed thread jumps back there; the
 //    call returns the signal number and the caller ends the dispatch.
-//    The jump never leaves the call: oneTBB's frames above it are intact.
+//    The jump never leaves the call: the frames above it are intact.
 //  - Any other fault (a thread not running kernel code, or a signal sent by
 //    kill) goes to the handler installed before ours, or to the default
 //    action (the process dies as it would have without the runtime).

@@ -9,50 +9,31 @@
 #include "runtime/core/Log.h"
 #include "runtime/core/Registry.h"
 
-#include <oneapi/tbb/blocked_range.h>
-#include <oneapi/tbb/parallel_for.h>
-
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
-
-// ThreadSanitizer cannot see oneTBB's hand-offs: Debian's libtbb is not
-// instrumented, so a job enqueued here and run on a worker, or split into
-// parallel_for chunks, would look unsynchronized. In TSan builds
-// (OPENHSA_SANITIZE=thread) the hand-offs are annotated, so that what TSan
-// still reports is a real race; other builds compile them to nothing.
-#if defined(__SANITIZE_THREAD__)
-#define OPENHSA_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define OPENHSA_TSAN 1
-#endif
-#endif
-#ifdef OPENHSA_TSAN
-#include <sanitizer/tsan_interface.h>
-#endif
 
 namespace openhsa::cpu {
 
 namespace {
 
-/// Everything this thread did so far happens before what a thread that
-/// takes over \p Token (tookOver) does next.
-void handOver(const void *Token) {
-#ifdef OPENHSA_TSAN
-  __tsan_release(const_cast<void *>(Token));
-#endif
-}
-void tookOver(const void *Token) {
-#ifdef OPENHSA_TSAN
-  __tsan_acquire(const_cast<void *>(Token));
-#endif
-}
-
 /// How long the processor thread keeps polling after its last packet before
 /// it sleeps. Long enough to catch the next packet of a host thread that
 /// submits back to back; short enough that an idle process costs nothing.
 constexpr uint64_t IdleSpinNs = 50'000;
+
+/// A dispatch whose work-groups took less than this, all told, the last
+/// time its kernel ran, runs on the processor thread alone: waking the
+/// workers would cost more (tens of microseconds on a small virtual
+/// machine). Where it turns out slower this time, the workers are woken
+/// once this much has passed.
+constexpr uint64_t InlineBudgetNs = 30'000;
+/// How long the processor thread runs work-groups of a dispatch that the
+/// workers share, before it goes back to its queues.
+constexpr uint64_t HelpBudgetNs = 50'000;
+/// The processor thread claims chunks of about this much work, so that it
+/// looks at the clock often enough to keep the two budgets.
+constexpr uint64_t ProcessorChunkNs = 5'000;
 
 uint16_t loadHeader(const void *Slot, std::memory_order Order) {
   return std::atomic_ref<uint16_t>(
@@ -92,27 +73,37 @@ bool envFlag(const char *Name, bool Default) {
 } // namespace
 
 /// Everything a launched dispatch needs after its packet slot is reused.
-struct PacketProcessor::DispatchJob {
+struct PacketProcessor::DispatchJob final : GroupJob {
+  DispatchJob(PacketProcessor &Processor, uint64_t TotalGroups)
+      : GroupJob(TotalGroups), Processor(Processor) {}
+
+  PacketProcessor &Processor;
   hsa_kernel_dispatch_packet_t Packet;
   const KernelDescriptor *Kernel;
   Queue *Q;
-  std::shared_ptr<QueueState> State; // Set for asynchronous launches.
+  std::shared_ptr<QueueState> State;
   hsa_ext_openhsa_dispatch_context_t Context;
-  uint64_t GroupsX, GroupsXY, TotalGroups;
+  uint64_t GroupsX, GroupsXY;
   size_t GroupBytes;   // Static + dynamic group segment.
   size_t PrivateBytes; // For a whole work-group.
   /// A work-group faulted (KernelFaults.h): the others are skipped and the
   /// dispatch never completes.
   std::atomic<bool> Faulted{false};
+
+  void run(uint64_t Begin, uint64_t End, unsigned Slot) override {
+    Processor.runWorkGroups(*this, Begin, End, Slot);
+  }
+  void finished() override { Processor.finishDispatch(*this); }
 };
 
-PacketProcessor::PacketProcessor(const Agent &Owner, tbb::task_arena &Arena,
-                                 unsigned ArenaSlots,
+PacketProcessor::PacketProcessor(const Agent &Owner, unsigned Workers,
+                                 std::function<void()> BindWorker,
                                  const DispatchLimits &Limits,
                                  const AgentDispatchTable &AgentDispatch)
-    : Owner(Owner), Arena(Arena), Limits(Limits), AgentDispatch(AgentDispatch),
-      Scratch(ArenaSlots + 1), InlineSlot(ArenaSlots),
-      InlineSmallDispatches(envFlag("OPENHSA_CPU_INLINE_DISPATCH", true)) {
+    : Owner(Owner), Limits(Limits), AgentDispatch(AgentDispatch),
+      Scratch(Workers + 1), InlineSlot(Workers),
+      InlineSmallDispatches(envFlag("OPENHSA_CPU_INLINE_DISPATCH", true)),
+      Pool(Workers, std::move(BindWorker)) {
   registerKernelHelpers(); // Before any finalized code can be loaded.
   Thread = std::thread([this] { run(); });
 }
@@ -121,8 +112,8 @@ PacketProcessor::~PacketProcessor() {
   Stopping.store(true, std::memory_order_seq_cst);
   Wake.notify();
   Thread.join();
-  // Work still running in the arena holds its own references; the agent
-  // waits for the arena before it goes away.
+  // Every queue is detached, so no dispatch is in flight; the pool joins
+  // its workers when it goes (the last member).
 }
 
 void PacketProcessor::attach(Queue &Q) {
@@ -202,9 +193,10 @@ void PacketProcessor::run() {
     const uint64_t Now = monotonicNanoseconds();
     if (IdleSince == 0)
       IdleSince = Now;
-    if (Now - IdleSince < IdleSpinNs) {
+    if (spinningHelps() && Now - IdleSince < IdleSpinNs) {
       for (int I = 0; I < 16; ++I)
         cpuRelax();
+      yieldCpu(); // To a thread with work, where CPUs are short.
       continue;
     }
     Wake.sleep(Epoch, -1);
@@ -375,16 +367,16 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
 
   acquireFence(P.header);
 
-  auto Job = std::make_unique<DispatchJob>();
-  Job->Packet = P;
-  Job->Kernel = K;
-  Job->Q = &Q;
   const uint64_t Gx = (uint64_t(Grid[0]) + Wg[0] - 1) / Wg[0];
   const uint64_t Gy = (uint64_t(Grid[1]) + Wg[1] - 1) / Wg[1];
   const uint64_t Gz = (uint64_t(Grid[2]) + Wg[2] - 1) / Wg[2];
+  auto Job = std::make_shared<DispatchJob>(*this, Gx * Gy * Gz);
+  Job->Packet = P;
+  Job->Kernel = K;
+  Job->Q = &Q;
+  Job->State = S.shared_from_this();
   Job->GroupsX = Gx;
   Job->GroupsXY = Gx * Gy;
-  Job->TotalGroups = Gx * Gy * Gz;
   Job->GroupBytes = size_t(GroupBytes);
   Job->PrivateBytes = size_t(PrivatePerItem * WgItems);
   hsa_ext_openhsa_dispatch_context_t &C = Job->Context;
@@ -404,44 +396,61 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
   C.grid_groups[1] = uint32_t(Gy);
   C.grid_groups[2] = uint32_t(Gz);
   C.user_data = K->UserData;
-  C.max_compute_unit_id = InlineSlot; // Arena slots, then this thread.
+  C.max_compute_unit_id = InlineSlot; // The workers' slots, then this thread.
 
-  if (InlineSmallDispatches && Job->TotalGroups == 1) {
-    if (!runWorkGroups(*Job, 0, 1, InlineSlot))
-      return Fail(HSA_STATUS_ERROR_EXCEPTION); // A kernel fault.
-    complete(P.completion_signal, P.header);
+  S.InFlight.fetch_add(1, std::memory_order_acq_rel);
+  if (!InlineSmallDispatches) {
+    Pool.submit(std::move(Job));
     return Outcome::Consumed;
   }
-
-  Job->State = S.shared_from_this();
-  S.InFlight.fetch_add(1, std::memory_order_acq_rel);
-  DispatchJob *Raw = Job.release();
-  handOver(Raw); // To the worker that runs the enqueued job.
-  Arena.enqueue([this, Raw] {
-    tookOver(Raw);
-    std::unique_ptr<DispatchJob> Owned(Raw);
-    handOver(Raw); // To each chunk's worker.
-    tbb::parallel_for(tbb::blocked_range<uint64_t>(0, Owned->TotalGroups),
-                      [&](const tbb::blocked_range<uint64_t> &R) {
-                        tookOver(Raw);
-                        int Slot = tbb::this_task_arena::current_thread_index();
-                        runWorkGroups(*Owned, R.begin(), R.end(),
-                                      unsigned(Slot));
-                        handOver(&Raw->TotalGroups); // To the joining thread.
-                      });
-    tookOver(&Raw->TotalGroups); // Every chunk, before the completion.
-    // A faulted dispatch leaves its completion signal alone, like every
-    // later packet of the now inactive queue (README); the processor thread
-    // reports the fault.
-    if (!Owned->Faulted.load(std::memory_order_relaxed))
-      complete(Owned->Packet.completion_signal, Owned->Packet.header);
-    else
-      Owned->State->PendingError.store(HSA_STATUS_ERROR_EXCEPTION,
-                                       std::memory_order_release);
-    Owned->State->InFlight.fetch_sub(1, std::memory_order_acq_rel);
-    Wake.notify();
-  });
+  // Small dispatches (by what the kernel's work-groups cost last time) run
+  // here alone; others go to the workers at once, and this thread helps
+  // for a while. Either way the work-groups are claimed in order, so a
+  // dispatch moved to the workers half way keeps that order.
+  const uint64_t PerGroupNs = K->NanosPerGroup.load(std::memory_order_relaxed);
+  const uint64_t Total = Job->Total;
+  bool Shared =
+      Total > 1 && (PerGroupNs == 0 || Total > InlineBudgetNs / PerGroupNs);
+  if (Shared)
+    Pool.submit(Job);
+  // Chunks start at one work-group and double up to about ProcessorChunkNs
+  // of work by the estimate: a kernel much slower than last time overruns
+  // the budget by about as much as it had run when it was caught.
+  const uint64_t MaxChunk =
+      PerGroupNs == 0 ? 1
+                      : std::max<uint64_t>(1, ProcessorChunkNs / PerGroupNs);
+  uint64_t Chunk = 1;
+  const uint64_t Start = monotonicNanoseconds();
+  while (Job->runChunk(InlineSlot, Shared ? Pool.workers() + 1 : 1,
+                       std::min(Chunk, MaxChunk))) {
+    Chunk *= 2;
+    const uint64_t Elapsed = monotonicNanoseconds() - Start;
+    if (!Shared && Elapsed > InlineBudgetNs && !Job->exhausted()) {
+      Pool.submit(Job); // Slower than it was: the workers take over.
+      Shared = true;
+    } else if (Shared && Elapsed > HelpBudgetNs) {
+      break;
+    }
+  }
   return Outcome::Consumed;
+}
+
+void PacketProcessor::finishDispatch(DispatchJob &Job) {
+  // What the work-groups cost, for the next dispatch of the kernel; before
+  // the completion, after which the program may destroy the kernel.
+  const uint64_t PerGroup = std::max<uint64_t>(
+      1, Job.busyNanoseconds() / std::max<uint64_t>(Job.Total, 1));
+  Job.Kernel->NanosPerGroup.store(PerGroup, std::memory_order_relaxed);
+  // A faulted dispatch leaves its completion signal alone, like every later
+  // packet of the now inactive queue (README); the processor thread reports
+  // the fault.
+  if (!Job.Faulted.load(std::memory_order_relaxed))
+    complete(Job.Packet.completion_signal, Job.Packet.header);
+  else
+    Job.State->PendingError.store(HSA_STATUS_ERROR_EXCEPTION,
+                                  std::memory_order_release);
+  Job.State->InFlight.fetch_sub(1, std::memory_order_acq_rel);
+  Wake.notify();
 }
 
 namespace {
@@ -460,14 +469,23 @@ struct GroupRun {
 OPENHSA_CALLS_JIT_CODE
 void runGroups(void *Data) {
   const GroupRun &R = *static_cast<const GroupRun *>(Data);
+  // Flattened ID G = X + Y * GroupsX + Z * GroupsXY, in increasing order.
+  uint64_t Z = R.Begin / R.GroupsXY;
+  const uint64_t Rem = R.Begin - Z * R.GroupsXY;
+  uint64_t Y = Rem / R.GroupsX;
+  uint64_t X = Rem - Y * R.GroupsX;
+  const uint64_t GroupsY = R.GroupsXY / R.GroupsX;
   for (uint64_t G = R.Begin; G < R.End; ++G) {
     if (R.Faulted->load(std::memory_order_relaxed))
       return;
-    const uint64_t Z = G / R.GroupsXY;
-    const uint64_t Rem = G - Z * R.GroupsXY;
-    const uint64_t Y = Rem / R.GroupsX;
-    const uint64_t X = Rem - Y * R.GroupsX;
     R.Entry(R.Kernarg, R.Context, uint32_t(X), uint32_t(Y), uint32_t(Z));
+    if (++X == R.GroupsX) {
+      X = 0;
+      if (++Y == GroupsY) {
+        Y = 0;
+        ++Z;
+      }
+    }
   }
 }
 
@@ -513,9 +531,9 @@ bool PacketProcessor::runWorkGroups(DispatchJob &Job, uint64_t Begin,
                Job.GroupsXY,
                &Job.Faulted};
   // The recovery point is armed around this chunk of work-groups only, in
-  // this oneTBB task: a fault skips the rest of the chunk, never a frame of
-  // oneTBB's. Kernel code holds no lock of ours where it can fault
-  // (KernelHelpers.cpp), so nothing stays locked.
+  // this thread: a fault skips the rest of the chunk, never a frame of the
+  // pool's or the packet processor's. Kernel code holds no lock of ours where
+  // it can fault (KernelHelpers.cpp), so nothing stays locked.
   const int Sig = runKernelCode(&runGroups, &Run);
   if (Sig == 0)
     return true;

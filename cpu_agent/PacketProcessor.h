@@ -10,27 +10,30 @@
 // INVALID and the read index moves on at once, so producers can reuse it
 // while the kernel still runs.
 //
-// Kernel dispatches of several work-groups run as a tbb::parallel_for over
-// work-groups inside the agent's arena, asynchronously, so the thread goes
-// on with other queues. A dispatch of a single work-group runs on the
-// processor thread itself: handing it to a worker would cost more than
-// running it.
+// Kernel dispatches run on the agent's WorkGroupPool, asynchronously, so
+// the thread goes on with other queues. A dispatch whose work-groups cost
+// little in all the last time its kernel ran (a single work-group the
+// first time) runs on the processor thread itself: waking the workers
+// would cost more than running it. A larger one goes to the workers, and
+// the processor thread helps for a while before it goes back to its
+// queues. Work-groups are claimed in flattened-ID order whoever runs them.
 //
-// With nothing to do the thread spins briefly, then sleeps on a WakeWord
-// that doorbell stores, completions and dependency signals notify.
+// With nothing to do the thread spins briefly (not where the process has
+// one processing unit), then sleeps on a WakeWord that doorbell stores,
+// completions and dependency signals notify.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OPENHSA_CPU_AGENT_PACKETPROCESSOR_H
 #define OPENHSA_CPU_AGENT_PACKETPROCESSOR_H
 
+#include "cpu_agent/WorkGroupPool.h"
 #include "cpu_agent/WorkGroupScratch.h"
 #include "runtime/core/AgentDispatchTable.h"
 #include "runtime/core/Queue.h"
 
-#include <oneapi/tbb/task_arena.h>
-
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -52,8 +55,11 @@ struct DispatchLimits {
 
 class PacketProcessor final : public QueueProcessor {
 public:
-  PacketProcessor(const Agent &Owner, tbb::task_arena &Arena,
-                  unsigned ArenaSlots, const DispatchLimits &Limits,
+  /// Starts Workers worker threads (each calling BindWorker first) and the
+  /// processor thread.
+  PacketProcessor(const Agent &Owner, unsigned Workers,
+                  std::function<void()> BindWorker,
+                  const DispatchLimits &Limits,
                   const AgentDispatchTable &AgentDispatch);
   ~PacketProcessor() override;
 
@@ -83,19 +89,21 @@ private:
   Outcome processBarrier(QueueState &S, const void *Slot, bool IsAnd);
   Outcome processAgentDispatch(QueueState &S, const void *Slot);
   void unwatch(QueueState &S);
-  /// Runs work-groups [Begin, End) of Job on arena slot Slot (or this
-  /// thread's); false when one of them faulted: the queue is inactive, the
-  /// dispatch does not complete, and the caller reports
-  /// HSA_STATUS_ERROR_EXCEPTION.
+  /// Runs work-groups [Begin, End) of Job on worker slot Slot (or this
+  /// thread's); false when one of them faulted: the queue is inactive, and
+  /// the dispatch does not complete (finishDispatch leaves the processor
+  /// thread HSA_STATUS_ERROR_EXCEPTION to report).
   bool runWorkGroups(DispatchJob &Job, uint64_t Begin, uint64_t End,
                      unsigned Slot);
+  /// Every work-group of Job has run: completes the packet (on the thread
+  /// that ran the last one).
+  void finishDispatch(DispatchJob &Job);
   void complete(hsa_signal_t Completion, uint16_t Header);
 
   const Agent &Owner;
-  tbb::task_arena &Arena;
   const DispatchLimits Limits;
   const AgentDispatchTable &AgentDispatch;
-  WorkGroupScratch Scratch; // Arena slots, then one for this thread.
+  WorkGroupScratch Scratch; // Worker slots, then one for this thread.
   const unsigned InlineSlot;
   const bool InlineSmallDispatches;
 
@@ -111,6 +119,9 @@ private:
   std::vector<std::shared_ptr<QueueState>> Active;
 
   std::thread Thread;
+  /// Last: its workers, which run jobs referring to the members above, are
+  /// joined before those go.
+  WorkGroupPool Pool;
 };
 
 } // namespace cpu

@@ -7,8 +7,10 @@
 #include "cpu_agent/KernelFaults.h"
 #include "gpu_backend/GpuAgent.h"
 #include "runtime/CodeObjectStore.h"
+#include "runtime/core/Futex.h"
 #include "runtime/core/Log.h"
 
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -80,12 +82,12 @@ hsa_status_t Runtime::initialize() {
     return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   }
   Topo = std::move(*T);
-  Scheduler = oneapi::tbb::task_scheduler_handle(oneapi::tbb::attach{});
-  size_t Workers = 0;
+  // Threads that wait spin first only where another processing unit can
+  // run what they wait for.
+  size_t Allowed = 0;
   for (const CpuNodeInfo &Node : Topo->nodes())
-    Workers += Node.ProcessingUnits.size();
-  WorkerLimit = std::make_unique<tbb::global_control>(
-      tbb::global_control::max_allowed_parallelism, Workers + 1);
+    Allowed = std::max(Allowed, Node.AllowedUnits.size());
+  setSpinningHelps(Allowed > 1);
   // Kernel agents first (programs often take the first CPU agent to run
   // kernels), then each node's agent dispatch agent (README: Agents).
   unsigned Ordinal = 0;
@@ -139,15 +141,8 @@ Runtime::~Runtime() {
     cpu::liveKernels().remove(K);
     delete K;
   }
-  WorkerLimit.reset();
-  // Every arena is gone with the agents and every packet processor thread
-  // has been joined: wait for oneTBB's workers to exit. finalize declines
-  // (returns false) only while something else in the process still holds
-  // oneTBB's scheduler (an application that uses oneTBB itself); then
-  // oneTBB's library stays loaded with its workers, and none of them runs
-  // our code (our arenas and observers are gone).
-  if (Scheduler)
-    oneapi::tbb::finalize(Scheduler, std::nothrow);
+  // Every thread the runtime started (packet processors, their workers)
+  // has been joined with its agent: the library may be unloaded now.
 }
 
 Agent *Runtime::agent(hsa_agent_t H) const {

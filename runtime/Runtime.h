@@ -17,8 +17,6 @@
 #include "runtime/core/Signal.h"
 #include "runtime/core/Topology.h"
 
-#include <oneapi/tbb/global_control.h>
-
 #include <atomic>
 #include <map>
 #include <memory>
@@ -107,15 +105,6 @@ private:
   static std::atomic<Runtime *> Current;
 
   std::unique_ptr<Topology> Topo;
-  /// Lets oneTBB start a worker for every processing unit of every agent:
-  /// its default keeps one back for an application thread, but work here is
-  /// enqueued by packet processors and run by workers alone.
-  std::unique_ptr<tbb::global_control> WorkerLimit;
-  /// Keeps oneTBB's scheduler for the runtime's lifetime, so that the last
-  /// hsa_shut_down can end it with a blocking tbb::finalize: no oneTBB
-  /// worker outlives the runtime, and a program may dlclose the library
-  /// afterwards without a thread running code that is no longer mapped.
-  oneapi::tbb::task_scheduler_handle Scheduler;
   std::vector<std::unique_ptr<Agent>> Agents;
   std::unique_ptr<CodeObjectStore> CodeObjects;
 

@@ -2,6 +2,7 @@
 #include "runtime/core/Futex.h"
 
 #include <climits>
+#include <sched.h>
 #include <ctime>
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -25,6 +26,17 @@ void futexWait(std::atomic<uint32_t> &Word, uint32_t Expected,
   syscall(SYS_futex, reinterpret_cast<uint32_t *>(&Word), FUTEX_WAIT_PRIVATE,
           Expected, TsPtr, nullptr, 0);
 }
+
+namespace {
+std::atomic<bool> SpinningHelps{true};
+} // namespace
+
+bool spinningHelps() { return SpinningHelps.load(std::memory_order_relaxed); }
+void setSpinningHelps(bool Helps) {
+  SpinningHelps.store(Helps, std::memory_order_relaxed);
+}
+
+void yieldCpu() { sched_yield(); }
 
 void futexWake(std::atomic<uint32_t> &Word, int Count) {
   syscall(SYS_futex, reinterpret_cast<uint32_t *>(&Word), FUTEX_WAKE_PRIVATE,

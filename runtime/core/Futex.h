@@ -53,6 +53,20 @@ private:
   std::atomic<uint32_t> Sleepers{0};
 };
 
+/// Whether waiting threads should spin before they sleep. Not where the
+/// process may run on a single processing unit (taskset -c N, a one-CPU
+/// cpuset): there a spinning thread holds the very CPU that the thread it
+/// waits for needs. Set at hsa_init from the process's affinity mask.
+bool spinningHelps();
+void setSpinningHelps(bool Helps);
+
+/// Gives the CPU to another runnable thread, if any (sched_yield). Spin
+/// loops call it between bursts of cpuRelax: where the machine has more
+/// runnable threads than CPUs (other processes, or the runtime's own
+/// threads on few CPUs), the thread being waited for then runs instead of
+/// waiting for the spinner's time slice to end. Cheap where a CPU is idle.
+void yieldCpu();
+
 /// Spins with a CPU pause hint.
 inline void cpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)

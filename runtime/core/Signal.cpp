@@ -35,7 +35,7 @@ Signal::Signal(int64_t InitialValue, std::vector<const Agent *> Consumers)
 #pragma GCC diagnostic pop
 }
 
-Signal::~Signal() { Magic = 0; }
+Signal::~Signal() { Magic.store(0, std::memory_order_relaxed); }
 
 namespace {
 
@@ -78,8 +78,13 @@ void Signal::operator delete(void *P) noexcept {
   if (!P)
     return;
   // Cleared here, not only by the destructor: stores to an object whose
-  // lifetime ends may be optimized away (GCC's -flifetime-dse).
-  std::memset(P, 0, sizeof(Signal));
+  // lifetime ends may be optimized away (GCC's -flifetime-dse). Only the
+  // value and the magic, with atomic stores: the agent thread whose
+  // decrement released the waiter that destroys the signal may still be
+  // reading the watcher count (0 by now) right after that decrement.
+  auto *Dead = static_cast<Signal *>(P);
+  Dead->Value.store(0, std::memory_order_relaxed);
+  Dead->Magic.store(0, std::memory_order_relaxed);
   SignalSlots &S = signalSlots();
   std::lock_guard<std::mutex> Lock(S.Mutex);
   S.Free.push_back(P); // deque::push_back may throw: only when out of memory.
@@ -88,7 +93,7 @@ void Signal::operator delete(void *P) noexcept {
 bool Signal::looksValid(hsa_signal_t Handle) {
   if (Handle.handle == 0 || Handle.handle % alignof(Signal) != 0)
     return false;
-  return fromHandle(Handle)->Magic == LiveMagic;
+  return fromHandle(Handle)->Magic.load(std::memory_order_relaxed) == LiveMagic;
 }
 
 void Signal::addWatcher(WakeWord *W) const {
@@ -117,8 +122,13 @@ namespace {
 /// How long a waiter spins before it blocks. ACTIVE asks the thread to stay
 /// on its core, so it spins longer; a BLOCKED waiter gives the core up soon.
 uint64_t spinBudgetNs(hsa_wait_state_t Hint) {
+  if (!spinningHelps())
+    return 0;
   return Hint == HSA_WAIT_STATE_ACTIVE ? 200'000 : 10'000;
 }
+
+/// After this long a spinning waiter yields its CPU between polls.
+constexpr uint64_t YieldAfterNs = 2'000;
 
 /// Longest single futex sleep. Waits re-check their condition at least this
 /// often, which bounds the damage of a missed notification (e.g. a signal
@@ -140,8 +150,13 @@ bool spinThenBlock(PollFn Poll, const Signal *const *Signals, size_t Count,
     if (Poll())
       return true;
     cpuRelax();
-    if (Iter % 64 == 0 && monotonicNanoseconds() - Start >= SpinNs)
-      break;
+    if (Iter % 64 == 0) {
+      const uint64_t Spun = monotonicNanoseconds() - Start;
+      if (Spun >= SpinNs)
+        break;
+      if (Spun >= YieldAfterNs)
+        yieldCpu(); // The thread that will satisfy the wait may need it.
+    }
   }
 
   WakeWord Word;

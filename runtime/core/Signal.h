@@ -115,7 +115,7 @@ private:
   void notifyWatchers() const;
 
   std::atomic<int64_t> Value; // Must stay first: see the file comment.
-  uint64_t Magic = LiveMagic;
+  std::atomic<uint64_t> Magic{LiveMagic};
   mutable std::atomic<uint32_t> WatcherCount{0};
   mutable SpinLock WatchersLock;
   mutable std::vector<WakeWord *> Watchers;

@@ -48,9 +48,41 @@ uint32_t maxClockMHz(const std::vector<unsigned> &Pus) {
   return Best;
 }
 
+/// The processing units the process may run on: its affinity mask, which
+/// hwloc's topology (cgroup cpusets aside) does not reflect.
+hwloc_cpuset_t processCpuset(hwloc_topology_t Topo) {
+  hwloc_cpuset_t Set = hwloc_bitmap_alloc();
+  if (hwloc_get_cpubind(Topo, Set, HWLOC_CPUBIND_PROCESS) != 0 ||
+      hwloc_bitmap_iszero(Set))
+    hwloc_bitmap_copy(Set, hwloc_topology_get_allowed_cpuset(Topo));
+  hwloc_bitmap_and(Set, Set, hwloc_topology_get_topology_cpuset(Topo));
+  return Set;
+}
+
+/// Fills Node's allowed units and cores: those of Cpuset in Allowed, or all
+/// of Allowed where the two do not meet.
+void describeAllowed(hwloc_topology_t Topo, hwloc_const_cpuset_t Cpuset,
+                     hwloc_const_cpuset_t Allowed, CpuNodeInfo &Node) {
+  hwloc_cpuset_t Usable = hwloc_bitmap_alloc();
+  hwloc_bitmap_and(Usable, Cpuset, Allowed);
+  if (hwloc_bitmap_iszero(Usable))
+    hwloc_bitmap_copy(Usable, Allowed);
+  unsigned Pu;
+  hwloc_bitmap_foreach_begin(Pu, Usable) { Node.AllowedUnits.push_back(Pu); }
+  hwloc_bitmap_foreach_end();
+  // A core counts once any of its hardware threads is allowed.
+  Node.AllowedCores = 0;
+  for (hwloc_obj_t Core = nullptr;
+       (Core = hwloc_get_next_obj_by_type(Topo, HWLOC_OBJ_CORE, Core));)
+    Node.AllowedCores += hwloc_bitmap_intersects(Core->cpuset, Usable);
+  if (Node.AllowedCores == 0)
+    Node.AllowedCores = unsigned(Node.AllowedUnits.size());
+  hwloc_bitmap_free(Usable);
+}
+
 CpuNodeInfo describe(hwloc_topology_t Topo, hwloc_cpuset_t Cpuset,
                      unsigned PackageIndex, hwloc_obj_t Numa,
-                     hwloc_obj_t Anchor) {
+                     hwloc_obj_t Anchor, hwloc_const_cpuset_t Allowed) {
   CpuNodeInfo Node;
   Node.PackageIndex = PackageIndex;
   Node.NumaNodeOsIndex = Numa ? int(Numa->os_index) : -1;
@@ -61,6 +93,7 @@ CpuNodeInfo describe(hwloc_topology_t Topo, hwloc_cpuset_t Cpuset,
       hwloc_get_nbobjs_inside_cpuset_by_type(Topo, Cpuset, HWLOC_OBJ_CORE));
   if (Node.CoreCount == 0)
     Node.CoreCount = unsigned(Node.ProcessingUnits.size());
+  describeAllowed(Topo, Cpuset, Allowed, Node);
   Node.Vendor = infoOf(Anchor, "CPUVendor");
   Node.Model = infoOf(Anchor, "CPUModel");
   if (Node.Model.empty())
@@ -106,13 +139,14 @@ llvm::Expected<std::unique_ptr<Topology>> Topology::discover() {
     return llvm::createStringError("hwloc: cannot load the machine topology");
 
   hwloc_topology_t Topo = T->Hwloc;
+  hwloc_cpuset_t Allowed = processCpuset(Topo);
   int Packages = hwloc_get_nbobjs_by_type(Topo, HWLOC_OBJ_PACKAGE);
   if (Packages <= 0) {
     // Some virtual machines report no package: the whole machine is one.
     hwloc_obj_t Root = hwloc_get_root_obj(Topo);
     hwloc_obj_t Numa =
         hwloc_get_next_obj_by_type(Topo, HWLOC_OBJ_NUMANODE, nullptr);
-    T->Nodes.push_back(describe(Topo, Root->cpuset, 0, Numa, Root));
+    T->Nodes.push_back(describe(Topo, Root->cpuset, 0, Numa, Root, Allowed));
   }
   for (int P = 0; P < Packages; ++P) {
     hwloc_obj_t Pkg =
@@ -129,7 +163,8 @@ llvm::Expected<std::unique_ptr<Topology>> Topology::discover() {
     }
     if (Numas.size() > 1) {
       for (hwloc_obj_t N : Numas)
-        T->Nodes.push_back(describe(Topo, N->cpuset, unsigned(P), N, Pkg));
+        T->Nodes.push_back(
+            describe(Topo, N->cpuset, unsigned(P), N, Pkg, Allowed));
       continue;
     }
     // One node for the package; its memory is the NUMA node covering it.
@@ -142,8 +177,10 @@ llvm::Expected<std::unique_ptr<Topology>> Topology::discover() {
           break;
         }
     }
-    T->Nodes.push_back(describe(Topo, Pkg->cpuset, unsigned(P), Numa, Pkg));
+    T->Nodes.push_back(
+        describe(Topo, Pkg->cpuset, unsigned(P), Numa, Pkg, Allowed));
   }
+  hwloc_bitmap_free(Allowed);
   if (T->Nodes.empty())
     return llvm::createStringError("hwloc: no processing unit is available");
   if (T->Nodes.size() == 1) {
@@ -194,7 +231,7 @@ void Topology::freeOnNode(void *Ptr, size_t Size) const {
 
 bool Topology::bindThisThread(const CpuNodeInfo &Node) const {
   hwloc_cpuset_t Set = hwloc_bitmap_alloc();
-  for (unsigned Pu : Node.ProcessingUnits)
+  for (unsigned Pu : Node.AllowedUnits)
     hwloc_bitmap_set(Set, Pu);
   int Rc = hwloc_set_cpubind(Hwloc, Set, HWLOC_CPUBIND_THREAD);
   hwloc_bitmap_free(Set);

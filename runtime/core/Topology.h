@@ -30,8 +30,16 @@ struct CacheLevelInfo {
 struct CpuNodeInfo {
   unsigned PackageIndex = 0; // Logical index of the package.
   int NumaNodeOsIndex = -1;  // -1 where the machine reports no NUMA node.
-  std::vector<unsigned> ProcessingUnits; // OS indices, for binding threads.
+  std::vector<unsigned> ProcessingUnits; // OS indices, all of the node's.
   unsigned CoreCount = 0;
+  /// The processing units and cores of the node that this process may run
+  /// on (its CPU affinity mask at discovery, e.g. under taskset or a
+  /// cpuset): the agent runs one worker per allowed unit and reports the
+  /// allowed cores as its compute units. A node the mask excludes entirely
+  /// gets the units of the whole mask instead: its work-groups can only
+  /// run there.
+  std::vector<unsigned> AllowedUnits;
+  unsigned AllowedCores = 0;
   std::string Vendor;                 // e.g. "GenuineIntel".
   std::string Model;                  // e.g. "Intel(R) Xeon(R) ...".
   std::vector<CacheLevelInfo> Caches; // Distinct levels seen by this node.
@@ -54,7 +62,7 @@ public:
   void *allocateOnNode(const CpuNodeInfo &Node, size_t Size) const;
   void freeOnNode(void *Ptr, size_t Size) const;
 
-  /// Binds the calling thread to Node's processing units. Returns false
+  /// Binds the calling thread to Node's allowed processing units. Returns false
   /// where the OS refuses.
   bool bindThisThread(const CpuNodeInfo &Node) const;
 

@@ -1,0 +1,102 @@
+//===- cpu_agent/WorkGroupPool.cpp - Threads that run work-groups ---------===//
+#include "cpu_agent/WorkGroupPool.h"
+
+#include "runtime/core/Clock.h"
+
+#include <algorithm>
+
+namespace openhsa::cpu {
+
+namespace {
+/// How long an idle worker polls for the next job before it sleeps: long
+/// enough to catch the next dispatch of a program that dispatches back to
+/// back, short enough that an idle process costs nothing.
+constexpr uint64_t WorkerSpinNs = 50'000;
+} // namespace
+
+bool GroupJob::runChunk(unsigned Slot, unsigned Runners, uint64_t MaxChunk) {
+  uint64_t Begin = Next.load(std::memory_order_relaxed), Count;
+  do {
+    if (Begin >= Total)
+      return false;
+    // Shared, guided: large chunks while much is left, single work-groups
+    // at the end, so the threads finish together. Alone: MaxChunk.
+    const uint64_t Share = Runners > 1 ? 4 * uint64_t(Runners) : 1;
+    Count = std::clamp<uint64_t>((Total - Begin) / Share, 1,
+                                 std::max<uint64_t>(MaxChunk, 1));
+  } while (!Next.compare_exchange_weak(Begin, Begin + Count,
+                                       std::memory_order_relaxed));
+  const uint64_t Start = monotonicNanoseconds();
+  run(Begin, Begin + Count, Slot);
+  BusyNs.fetch_add(monotonicNanoseconds() - Start, std::memory_order_relaxed);
+  // acq_rel: the thread that retires the last chunk sees what every other
+  // chunk wrote before it completes the dispatch.
+  if (Retired.fetch_add(Count, std::memory_order_acq_rel) + Count == Total)
+    finished();
+  return true;
+}
+
+WorkGroupPool::WorkGroupPool(unsigned Workers, std::function<void()> Start)
+    : OnStart(std::move(Start)) {
+  Threads.reserve(Workers);
+  for (unsigned Slot = 0; Slot < Workers; ++Slot)
+    Threads.emplace_back([this, Slot, Workers] { work(Slot, Workers + 1); });
+}
+
+WorkGroupPool::~WorkGroupPool() {
+  Stopping.store(true, std::memory_order_seq_cst);
+  Wake.notify();
+  for (std::thread &T : Threads)
+    T.join();
+}
+
+void WorkGroupPool::submit(std::shared_ptr<GroupJob> J) {
+  {
+    std::lock_guard<std::mutex> Guard(Lock);
+    Jobs.push_back(std::move(J));
+    Queued.store(uint32_t(Jobs.size()), std::memory_order_release);
+  }
+  Wake.notify(); // A futex call only where a worker sleeps.
+}
+
+std::shared_ptr<GroupJob> WorkGroupPool::take() {
+  if (Queued.load(std::memory_order_acquire) == 0)
+    return nullptr;
+  std::lock_guard<std::mutex> Guard(Lock);
+  while (!Jobs.empty() && Jobs.front()->exhausted())
+    Jobs.pop_front();
+  Queued.store(uint32_t(Jobs.size()), std::memory_order_release);
+  return Jobs.empty() ? nullptr : Jobs.front();
+}
+
+void WorkGroupPool::work(unsigned Slot, unsigned Runners) {
+  if (OnStart)
+    OnStart();
+  uint64_t IdleSince = 0;
+  for (;;) {
+    const uint32_t Epoch = Wake.epoch();
+    if (std::shared_ptr<GroupJob> J = take()) {
+      while (J->runChunk(Slot, Runners, UINT64_MAX))
+        ;
+      IdleSince = 0;
+      continue;
+    }
+    if (Stopping.load(std::memory_order_acquire))
+      return; // Nothing queued is left.
+    if (spinningHelps()) {
+      const uint64_t Now = monotonicNanoseconds();
+      if (IdleSince == 0)
+        IdleSince = Now;
+      if (Now - IdleSince < WorkerSpinNs) {
+        for (int I = 0; I < 64 && !Queued.load(std::memory_order_relaxed); ++I)
+          cpuRelax();
+        yieldCpu(); // To a thread with work, where CPUs are short.
+        continue;
+      }
+    }
+    Wake.sleep(Epoch, -1);
+    IdleSince = 0;
+  }
+}
+
+} // namespace openhsa::cpu
