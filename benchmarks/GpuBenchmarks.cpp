@@ -214,39 +214,44 @@ struct Gpu {
     return Object;
   }
 
-  /// One dispatch, waited for.
+  /// Count dispatches in flight at once, all decrementing one completion
+  /// signal, waited for together (Count = 1: one round trip).
   void dispatch(uint64_t Kernel, const void *Args, unsigned Dims,
-                const uint32_t (&Grid)[3], const uint16_t (&Wg)[3]) {
+                const uint32_t (&Grid)[3], const uint16_t (&Wg)[3],
+                unsigned Count = 1) {
     static hsa_signal_t Done = [] {
       hsa_signal_t S;
       check(hsa_signal_create(1, 0, nullptr, &S), "signal");
       return S;
     }();
-    hsa_signal_store_relaxed(Done, 1);
-    const uint64_t Index = hsa_queue_add_write_index_relaxed(Queue, 1);
-    auto *P = static_cast<hsa_kernel_dispatch_packet_t *>(Queue->base_address) +
-              (Index & (Queue->size - 1));
-    std::memset(reinterpret_cast<char *>(P) + 4, 0, sizeof(*P) - 4);
-    P->workgroup_size_x = Wg[0];
-    P->workgroup_size_y = Wg[1];
-    P->workgroup_size_z = Wg[2];
-    P->grid_size_x = Grid[0];
-    P->grid_size_y = Grid[1];
-    P->grid_size_z = Grid[2];
-    P->kernel_object = Kernel;
-    P->kernarg_address = const_cast<void *>(Args);
-    P->completion_signal = Done;
-    const uint16_t Header =
-        (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) |
-        (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
-        (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
-    std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t *>(P))
-        .store(
-            Header |
-                (uint32_t(Dims << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS)
-                 << 16),
-            std::memory_order_release);
-    hsa_signal_store_screlease(Queue->doorbell_signal, int64_t(Index));
+    hsa_signal_store_relaxed(Done, Count);
+    const uint64_t First = hsa_queue_add_write_index_relaxed(Queue, Count);
+    for (uint64_t Index = First; Index < First + Count; ++Index) {
+      auto *P =
+          static_cast<hsa_kernel_dispatch_packet_t *>(Queue->base_address) +
+          (Index & (Queue->size - 1));
+      std::memset(reinterpret_cast<char *>(P) + 4, 0, sizeof(*P) - 4);
+      P->workgroup_size_x = Wg[0];
+      P->workgroup_size_y = Wg[1];
+      P->workgroup_size_z = Wg[2];
+      P->grid_size_x = Grid[0];
+      P->grid_size_y = Grid[1];
+      P->grid_size_z = Grid[2];
+      P->kernel_object = Kernel;
+      P->kernarg_address = const_cast<void *>(Args);
+      P->completion_signal = Done;
+      const uint16_t Header =
+          (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) |
+          (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+          (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
+      std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t *>(P))
+          .store(
+              Header |
+                  (uint32_t(Dims << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS)
+                   << 16),
+              std::memory_order_release);
+      hsa_signal_store_screlease(Queue->doorbell_signal, int64_t(Index));
+    }
     while (hsa_signal_wait_scacquire(Done, HSA_SIGNAL_CONDITION_EQ, 0,
                                      UINT64_MAX, HSA_WAIT_STATE_ACTIVE) != 0)
       ;
@@ -265,6 +270,16 @@ void BM_GpuEmptyDispatchHsail(benchmark::State &State) {
   static const uint64_t K = G->kernel("empty.hsail", "&empty");
   for (auto _ : State)
     G->dispatch(K, nullptr, 1, {1, 1, 1}, {1, 1, 1});
+}
+
+// 64 empty dispatches in flight on one queue, one completion signal: the
+// cost per dispatch when the service thread keeps the stream fed.
+void BM_GpuEmptyDispatchBatchHsail(benchmark::State &State) {
+  GPU_OR_SKIP(G);
+  static const uint64_t K = G->kernel("empty.hsail", "&empty");
+  for (auto _ : State)
+    G->dispatch(K, nullptr, 1, {1, 1, 1}, {1, 1, 1}, 64);
+  State.SetItemsProcessed(State.iterations() * 64);
 }
 
 void BM_GpuEmptyDispatchCuda(benchmark::State &State) {
@@ -478,6 +493,9 @@ BENCHMARK_CAPTURE(BM_GpuFinalize, Reduction, "reduction.hsail", "&reduce")
       ->Unit(benchmark::kMicrosecond)
 
 BENCHMARK(BM_GpuEmptyDispatchHsail)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_GpuEmptyDispatchBatchHsail)
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_GpuEmptyDispatchCuda)
