@@ -19,9 +19,10 @@ namespace openhsa::gpu {
 namespace {
 /// How long the thread polls for packets and completions before sleeping.
 constexpr uint64_t IdleSpinNs = 50'000;
-/// While the oldest work in flight completes on the device (which wakes
-/// its waiters itself), the thread checks for errors this often.
-constexpr int64_t DevicePollNs = 1'000'000;
+/// While the oldest work in flight is a barrier on the device (which may
+/// wait for ever, and wakes its waiters itself), the thread checks its
+/// event this often.
+constexpr int64_t BarrierPollNs = 1'000'000;
 /// Which completion design GPU queues use unless OPENHSA_GPU_COMPLETION
 /// says: the faster dispatch round trip on the H100 (benchmarks/README.md).
 constexpr bool DefaultCompletionOnDevice = false;
@@ -31,8 +32,9 @@ bool envIs(const char *Name, const char *Value) {
   return V && std::strcmp(V, Value) == 0;
 }
 
-/// A host function on the stream: wakes the threads sleeping on a signal
-/// that a device kernel just decremented. Signal slots are never freed, so
+/// A host function on the stream after a barrier: wakes the threads
+/// sleeping on its completion signal, which a device kernel just
+/// decremented. Signal slots are never freed, so
 /// this is safe even if the program has destroyed the signal meanwhile.
 void wakeSignalWaiters(void *S) { static_cast<Signal *>(S)->wakeWaiters(); }
 
@@ -59,6 +61,7 @@ GpuQueueModes gpuQueueModes(const GpuAgent &A) {
       Kernels &&
       (DefaultCompletionOnDevice ? !envIs("OPENHSA_GPU_COMPLETION", "host")
                                  : envIs("OPENHSA_GPU_COMPLETION", "device"));
+  M.BlockingEvents = !envIs("OPENHSA_GPU_EVENTS", "spin");
   return M;
 }
 
@@ -118,7 +121,11 @@ CUevent GpuQueueService::takeEvent() {
     return E;
   }
   CUevent E = nullptr;
-  if (Agent.driver().EventCreate(&E, EventDisableTiming) != CUDA_SUCCESS)
+  // Blocking sync: the thread waiting for a long kernel sleeps in the
+  // driver instead of spinning on a core.
+  const unsigned Flags =
+      EventDisableTiming | (Modes.BlockingEvents ? EventBlockingSync : 0);
+  if (Agent.driver().EventCreate(&E, Flags) != CUDA_SUCCESS)
     return nullptr;
   return E;
 }
@@ -152,8 +159,8 @@ void GpuQueueService::run() {
     }
     IdleSince = 0;
     if (!Pending.empty()) {
-      if (Pending.front().DeviceSide) // Its waiters are woken by the stream.
-        Wake.sleep(Epoch, DevicePollNs);
+      if (Pending.front().Barrier) // Its waiters are woken by the stream.
+        Wake.sleep(Epoch, BarrierPollNs);
       else
         retire(true); // Sleeps in the driver until the oldest launch ends.
       continue;
@@ -208,7 +215,7 @@ bool GpuQueueService::retire(bool Wait) {
                  Agent.driver().errorText(R).c_str());
       Q.reportError(HSA_STATUS_ERROR_EXCEPTION);
     } else if (F.DeviceSide) {
-      F.DeviceSide->wakeWaiters(); // Also woken by the stream: harmless.
+      F.DeviceSide->wakeWaiters();
     } else {
       complete(F.Completion, F.Header);
     }
@@ -336,7 +343,7 @@ GpuQueueService::deviceBarrier(const hsa_barrier_and_packet_t &P, bool IsAnd) {
         return Outcome::Failed;
       }
     return finishOnStream(P.completion_signal, P.header, Decrement::OnDevice,
-                          IsAnd ? Deps : std::array<const Signal *, 5>{});
+                          true, IsAnd ? Deps : std::array<const Signal *, 5>{});
   }
   // Barrier-OR: a one-thread kernel polls the dependencies, then
   // decrements the completion signal.
@@ -358,12 +365,12 @@ GpuQueueService::deviceBarrier(const hsa_barrier_and_packet_t &P, bool IsAnd) {
     return Outcome::Failed;
   }
   return finishOnStream(P.completion_signal, P.header,
-                        Decrement::ByKernelBefore, {});
+                        Decrement::ByKernelBefore, true, {});
 }
 
 GpuQueueService::Outcome
 GpuQueueService::finishOnStream(hsa_signal_t Completion, uint16_t Header,
-                                Decrement How,
+                                Decrement How, bool Barrier,
                                 const std::array<const Signal *, 5> &Waits) {
   const CudaDriver &D = Agent.driver();
   const Signal *S = Completion.handle && How != Decrement::OnHost
@@ -377,7 +384,9 @@ GpuQueueService::finishOnStream(hsa_signal_t Completion, uint16_t Header,
       R = D.LaunchKernel(Agent.deviceKernels()->SignalSub, 1, 1, 1, 1, 1, 1, 0,
                          Stream, Params, nullptr);
     }
-    if (R == CUDA_SUCCESS)
+    // A dispatch's sleeping waiters are woken when its event completes:
+    // a host function costs the stream tens of microseconds.
+    if (R == CUDA_SUCCESS && Barrier)
       R = D.LaunchHostFunc(Stream, wakeSignalWaiters, const_cast<Signal *>(S));
     if (R != CUDA_SUCCESS) {
       log::write(log::Level::Error, "cannot signal completion on the GPU: %s",
@@ -391,7 +400,8 @@ GpuQueueService::finishOnStream(hsa_signal_t Completion, uint16_t Header,
     Q.reportError(HSA_STATUS_ERROR_OUT_OF_RESOURCES);
     return Outcome::Failed;
   }
-  Pending.push_back({E, S ? hsa_signal_t{0} : Completion, S, Header, Waits});
+  Pending.push_back(
+      {E, S ? hsa_signal_t{0} : Completion, S, Header, Barrier, Waits});
   return Outcome::Consumed;
 }
 
@@ -444,7 +454,7 @@ GpuQueueService::Outcome GpuQueueService::launch(uint64_t Index,
     std::atomic_thread_fence(std::memory_order_acquire);
     // In order with the launches before it.
     return finishOnStream(P.completion_signal, P.header,
-                          completionDecrement(P.completion_signal), {});
+                          completionDecrement(P.completion_signal), false, {});
   }
   if (K->KernargSegmentSize != 0 && !P.kernarg_address)
     return Fail(HSA_STATUS_ERROR_INVALID_ARGUMENT);
@@ -511,7 +521,7 @@ GpuQueueService::Outcome GpuQueueService::launch(uint64_t Index,
     }
   }
   return finishOnStream(P.completion_signal, P.header,
-                        completionDecrement(P.completion_signal), {});
+                        completionDecrement(P.completion_signal), false, {});
 }
 
 GpuQueueService::Decrement

@@ -10,8 +10,11 @@
 // (OPENHSA_GPU_BARRIERS=host forces the host path):
 //   - barrier-AND: one cuStreamWaitValue64 (== 0) per dependency on the
 //     signal's value word, mapped into the device: no host round trip;
+//     then a one-thread kernel decrements the completion signal;
 //   - barrier-OR: a one-thread kernel polls the dependencies (with
-//     nanosleep) and decrements the completion signal itself.
+//     nanosleep) and decrements the completion signal itself;
+//   - then a host function (cuLaunchHostFunc) wakes the threads sleeping
+//     on the completion signal.
 // Otherwise, or where a signal cannot be mapped, they are resolved on the
 // host: the queue sleeps, woken by the dependency signals.
 //
@@ -19,10 +22,13 @@
 //   - host (default): when the event completes, the service thread
 //     decrements the signal, which wakes host waiters;
 //   - device: a one-thread kernel after the launches decrements it (a
-//     system-scope atomic on the mapped value), then a host function
-//     (cuLaunchHostFunc) wakes the threads sleeping on it; the service
-//     thread only checks events for errors.
-// benchmarks/README.md has the round trips of both.
+//     system-scope atomic on the mapped value): spinning waiters see it at
+//     once; the service thread wakes sleeping ones when the event
+//     completes. (A host function per dispatch, tried first, made the
+//     round trip 57 us instead of 11 us on the H100.)
+// benchmarks/README.md has the round trips of both. Events use blocking
+// sync: a thread waiting for a long kernel sleeps in the driver
+// (OPENHSA_GPU_EVENTS=spin: the driver's default, which spins).
 //
 // With nothing to do the thread spins briefly, then sleeps until a
 // doorbell store.
@@ -51,6 +57,7 @@ class GpuAgent;
 struct GpuQueueModes {
   bool DeviceBarriers = false;
   bool DeviceCompletion = false;
+  bool BlockingEvents = true; // OPENHSA_GPU_EVENTS=spin: spin-wait events.
 };
 /// The modes agent A's queues use: where the driver and device can, as
 /// OPENHSA_GPU_BARRIERS and OPENHSA_GPU_COMPLETION ask.
@@ -78,6 +85,7 @@ private:
     hsa_signal_t Completion;  // Decremented here when Done completes.
     const Signal *DeviceSide; // Decremented on the device: only woken.
     uint16_t Header;
+    bool Barrier; // A barrier on the device: may wait for ever.
     /// A barrier-AND waiting on the stream for these (for detach).
     std::array<const Signal *, 5> Waits;
   };
@@ -94,7 +102,7 @@ private:
   Decrement completionDecrement(hsa_signal_t Completion) const;
   /// Ends a packet on the stream: its completion signal, then an event.
   Outcome finishOnStream(hsa_signal_t Completion, uint16_t Header,
-                         Decrement How,
+                         Decrement How, bool Barrier,
                          const std::array<const Signal *, 5> &Waits);
   void complete(hsa_signal_t Completion, uint16_t Header);
   bool stuckOnHostSignal() const;

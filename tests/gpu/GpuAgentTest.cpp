@@ -791,7 +791,8 @@ double processCpuSeconds() {
 
 // HSA runtime 2.5.1 (hsa_signal_wait_*, HSA_WAIT_STATE_BLOCKED): a host
 // thread waiting on a GPU kernel's completion signal sleeps rather than
-// spinning, and wakes when the kernel ends.
+// spinning, and wakes when the kernel ends; nor does the queue's service
+// thread spin while the kernel runs.
 TEST_F(GpuAgentTest, AWaiterSleepsUntilTheGpuCompletes) {
   const uint64_t Spin = load(SpinKernel, "&spin");
   ASSERT_NE(Spin, 0u);
@@ -821,6 +822,7 @@ TEST_F(GpuAgentTest, AWaiterSleepsUntilTheGpuCompletes) {
               Wall * 1e3, Cpu * 1e3, Process * 1e3);
   ASSERT_GT(Wall, 0.005) << "the kernel is too short to tell";
   EXPECT_LT(Cpu, 0.2 * Wall) << "the waiting thread spun";
+  EXPECT_LT(Process, 0.5 * Wall) << "a thread of the process spun";
   hsa_signal_destroy(Done);
 }
 
