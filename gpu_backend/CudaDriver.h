@@ -64,7 +64,6 @@ inline constexpr unsigned MemHostAllocDeviceMap = 0x2;
 inline constexpr unsigned MemHostRegisterPortable = 0x1;
 inline constexpr unsigned MemHostRegisterDeviceMap = 0x2;
 inline constexpr unsigned StreamNonBlocking = 0x1;
-inline constexpr unsigned EventBlockingSync = 0x1;
 inline constexpr unsigned EventDisableTiming = 0x2;
 inline constexpr int JitInfoLogBuffer = 3;
 inline constexpr int JitInfoLogBufferSizeBytes = 4;

@@ -26,12 +26,12 @@
 //     once; the service thread wakes sleeping ones when the event
 //     completes. (A host function per dispatch, tried first, made the
 //     round trip 57 us instead of 11 us on the H100.)
-// benchmarks/README.md has the round trips of both. Events use blocking
-// sync: a thread waiting for a long kernel sleeps in the driver
-// (OPENHSA_GPU_EVENTS=spin: the driver's default, which spins).
+// benchmarks/README.md has the round trips of both.
 //
-// With nothing to do the thread spins briefly, then sleeps until a
-// doorbell store.
+// With work in flight the thread polls the events for up to 2 ms, then
+// sleeps between checks, so a long kernel does not hold a core.
+//
+// With nothing to do it spins briefly, then sleeps until a doorbell store.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OPENHSA_GPU_BACKEND_GPUQUEUE_H
@@ -57,7 +57,6 @@ class GpuAgent;
 struct GpuQueueModes {
   bool DeviceBarriers = false;
   bool DeviceCompletion = false;
-  bool BlockingEvents = true; // OPENHSA_GPU_EVENTS=spin: spin-wait events.
 };
 /// The modes agent A's queues use: where the driver and device can, as
 /// OPENHSA_GPU_BARRIERS and OPENHSA_GPU_COMPLETION ask.
@@ -92,7 +91,7 @@ private:
 
   void run();
   bool processPackets();
-  bool retire(bool Wait);
+  bool retire();
   Outcome launch(uint64_t Index, const void *Slot);
   Outcome barrier(const void *Slot, bool IsAnd);
   Outcome deviceBarrier(const hsa_barrier_and_packet_t &P, bool IsAnd);

@@ -792,7 +792,7 @@ double processCpuSeconds() {
 // HSA runtime 2.5.1 (hsa_signal_wait_*, HSA_WAIT_STATE_BLOCKED): a host
 // thread waiting on a GPU kernel's completion signal sleeps rather than
 // spinning, and wakes when the kernel ends; nor does the queue's service
-// thread spin while the kernel runs.
+// thread spin while the kernel runs (beyond its first 2 ms).
 TEST_F(GpuAgentTest, AWaiterSleepsUntilTheGpuCompletes) {
   const uint64_t Spin = load(SpinKernel, "&spin");
   ASSERT_NE(Spin, 0u);
