@@ -105,7 +105,7 @@ struct Gpu {
   hsa_agent_t Agent{0};
   hsa_region_t Device{0};
   hsa_profile_t Profile = HSA_PROFILE_BASE;
-  hsa_queue_t *Queue = nullptr;
+  hsa_queue_t *Queue = nullptr, *Other = nullptr;
   Cuda Twins;
 
   static Gpu *get() {
@@ -139,6 +139,9 @@ struct Gpu {
           G);
       check(hsa_queue_create(G->Agent, 1024, HSA_QUEUE_TYPE_MULTI, nullptr,
                              nullptr, UINT32_MAX, UINT32_MAX, &G->Queue),
+            "queue");
+      check(hsa_queue_create(G->Agent, 64, HSA_QUEUE_TYPE_MULTI, nullptr,
+                             nullptr, UINT32_MAX, UINT32_MAX, &G->Other),
             "queue");
       if (!G->Twins.load(readFile(Ptx)))
         return nullptr;
@@ -214,18 +217,25 @@ struct Gpu {
     return Object;
   }
 
-  /// One dispatch, waited for.
-  void dispatch(uint64_t Kernel, const void *Args, unsigned Dims,
-                const uint32_t (&Grid)[3], const uint16_t (&Wg)[3]) {
-    static hsa_signal_t Done = [] {
-      hsa_signal_t S;
-      check(hsa_signal_create(1, 0, nullptr, &S), "signal");
-      return S;
-    }();
-    hsa_signal_store_relaxed(Done, 1);
-    const uint64_t Index = hsa_queue_add_write_index_relaxed(Queue, 1);
-    auto *P = static_cast<hsa_kernel_dispatch_packet_t *>(Queue->base_address) +
-              (Index & (Queue->size - 1));
+  static hsa_signal_t signal() {
+    hsa_signal_t S;
+    check(hsa_signal_create(1, 0, nullptr, &S), "signal");
+    return S;
+  }
+  static uint16_t header(hsa_packet_type_t Type) {
+    return uint16_t(
+        (Type << HSA_PACKET_HEADER_TYPE) |
+        (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+        (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE));
+  }
+
+  /// Writes and publishes one dispatch on Q.
+  static void publish(hsa_queue_t *Q, uint64_t Kernel, const void *Args,
+                      unsigned Dims, const uint32_t (&Grid)[3],
+                      const uint16_t (&Wg)[3], hsa_signal_t Done) {
+    const uint64_t Index = hsa_queue_add_write_index_relaxed(Q, 1);
+    auto *P = static_cast<hsa_kernel_dispatch_packet_t *>(Q->base_address) +
+              (Index & (Q->size - 1));
     std::memset(reinterpret_cast<char *>(P) + 4, 0, sizeof(*P) - 4);
     P->workgroup_size_x = Wg[0];
     P->workgroup_size_y = Wg[1];
@@ -236,20 +246,45 @@ struct Gpu {
     P->kernel_object = Kernel;
     P->kernarg_address = const_cast<void *>(Args);
     P->completion_signal = Done;
-    const uint16_t Header =
-        (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) |
-        (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
-        (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
     std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t *>(P))
         .store(
-            Header |
+            header(HSA_PACKET_TYPE_KERNEL_DISPATCH) |
                 (uint32_t(Dims << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS)
                  << 16),
             std::memory_order_release);
-    hsa_signal_store_screlease(Queue->doorbell_signal, int64_t(Index));
-    while (hsa_signal_wait_scacquire(Done, HSA_SIGNAL_CONDITION_EQ, 0,
-                                     UINT64_MAX, HSA_WAIT_STATE_ACTIVE) != 0)
+    hsa_signal_store_screlease(Q->doorbell_signal, int64_t(Index));
+  }
+
+  /// Writes and publishes a barrier-AND on Q waiting for Dep.
+  static void publishBarrierAnd(hsa_queue_t *Q, hsa_signal_t Dep,
+                                hsa_signal_t Done) {
+    const uint64_t Index = hsa_queue_add_write_index_relaxed(Q, 1);
+    auto *B = static_cast<hsa_barrier_and_packet_t *>(Q->base_address) +
+              (Index & (Q->size - 1));
+    std::memset(reinterpret_cast<char *>(B) + 4, 0, sizeof(*B) - 4);
+    B->dep_signal[0] = Dep;
+    B->completion_signal = Done;
+    std::atomic_ref<uint16_t>(B->header).store(
+        header(HSA_PACKET_TYPE_BARRIER_AND), std::memory_order_release);
+    hsa_signal_store_screlease(Q->doorbell_signal, int64_t(Index));
+  }
+
+  static void wait(hsa_signal_t S) {
+    while (hsa_signal_wait_scacquire(S, HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX,
+                                     HSA_WAIT_STATE_ACTIVE) != 0)
       ;
+  }
+
+  /// Count dispatches in flight at once, all decrementing one completion
+  /// signal, waited for together (Count = 1: one round trip).
+  void dispatch(uint64_t Kernel, const void *Args, unsigned Dims,
+                const uint32_t (&Grid)[3], const uint16_t (&Wg)[3],
+                unsigned Count = 1) {
+    static hsa_signal_t Done = signal();
+    hsa_signal_store_relaxed(Done, Count);
+    for (unsigned I = 0; I < Count; ++I)
+      publish(Queue, Kernel, Args, Dims, Grid, Wg, Done);
+    wait(Done);
   }
 };
 
@@ -265,6 +300,33 @@ void BM_GpuEmptyDispatchHsail(benchmark::State &State) {
   static const uint64_t K = G->kernel("empty.hsail", "&empty");
   for (auto _ : State)
     G->dispatch(K, nullptr, 1, {1, 1, 1}, {1, 1, 1});
+}
+
+// 64 empty dispatches in flight on one queue, one completion signal: the
+// cost per dispatch when the service thread keeps the stream fed.
+void BM_GpuEmptyDispatchBatchHsail(benchmark::State &State) {
+  GPU_OR_SKIP(G);
+  static const uint64_t K = G->kernel("empty.hsail", "&empty");
+  for (auto _ : State)
+    G->dispatch(K, nullptr, 1, {1, 1, 1}, {1, 1, 1}, 64);
+  State.SetItemsProcessed(State.iterations() * 64);
+}
+
+// A barrier-AND on one queue waiting for an empty dispatch on another, then
+// an empty dispatch behind it: the dependency resolved on the device
+// (stream wait) or on the host (OPENHSA_GPU_BARRIERS=host).
+void BM_GpuCrossQueueBarrierHsail(benchmark::State &State) {
+  GPU_OR_SKIP(G);
+  static const uint64_t K = G->kernel("empty.hsail", "&empty");
+  static hsa_signal_t First = Gpu::signal(), Done = Gpu::signal();
+  for (auto _ : State) {
+    hsa_signal_store_relaxed(First, 1);
+    hsa_signal_store_relaxed(Done, 1);
+    Gpu::publishBarrierAnd(G->Queue, First, {0});
+    Gpu::publish(G->Queue, K, nullptr, 1, {1, 1, 1}, {1, 1, 1}, Done);
+    Gpu::publish(G->Other, K, nullptr, 1, {1, 1, 1}, {1, 1, 1}, First);
+    Gpu::wait(Done);
+  }
 }
 
 void BM_GpuEmptyDispatchCuda(benchmark::State &State) {
@@ -478,6 +540,12 @@ BENCHMARK_CAPTURE(BM_GpuFinalize, Reduction, "reduction.hsail", "&reduce")
       ->Unit(benchmark::kMicrosecond)
 
 BENCHMARK(BM_GpuEmptyDispatchHsail)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_GpuEmptyDispatchBatchHsail)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_GpuCrossQueueBarrierHsail)
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_GpuEmptyDispatchCuda)

@@ -74,6 +74,20 @@ const CudaDriver *load() {
       resolve(L, D.GetErrorString, {"cuGetErrorString"});
   if (!Ok)
     return nullptr;
+  // Stream memory operations: the _v2 entry points (CUDA 11.7 and later,
+  // always enabled) before the first ones (which a driver may refuse).
+  D.StreamWaitValue64 = nullptr;
+  D.LaunchHostFunc = nullptr;
+  D.StreamMemOpsV2 = false;
+  for (const char *Name : {"cuStreamWaitValue64_v2", "cuStreamWaitValue64"})
+    if (void *Sym = dlsym(L, Name)) {
+      D.StreamWaitValue64 =
+          reinterpret_cast<decltype(D.StreamWaitValue64)>(Sym);
+      D.StreamMemOpsV2 = std::strcmp(Name, "cuStreamWaitValue64_v2") == 0;
+      break;
+    }
+  if (void *Sym = dlsym(L, "cuLaunchHostFunc"))
+    D.LaunchHostFunc = reinterpret_cast<decltype(D.LaunchHostFunc)>(Sym);
   if (CUresult R = D.Init(0); R != CUDA_SUCCESS) {
     log::write(log::Level::Info, "no GPU agents: cuInit: %s",
                D.errorText(R).c_str());

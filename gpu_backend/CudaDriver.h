@@ -53,6 +53,9 @@ enum DeviceAttribute : int {
   AttrComputeCapabilityMajor = 75,
   AttrComputeCapabilityMinor = 76,
   AttrPageableMemoryAccess = 88,
+  AttrCanUseHostPointerForRegisteredMem = 91,
+  AttrCanUseStreamMemOps = 92,
+  AttrCanUse64BitStreamMemOps = 93,
   AttrMaxSharedMemoryPerBlockOptin = 97,
 };
 
@@ -67,6 +70,8 @@ inline constexpr int JitInfoLogBufferSizeBytes = 4;
 inline constexpr int JitErrorLogBuffer = 5;
 inline constexpr int JitErrorLogBufferSizeBytes = 6;
 inline constexpr int FuncAttributeMaxDynamicSharedSizeBytes = 8;
+/// CUstreamWaitValue_flags: wait until *addr == value.
+inline constexpr unsigned StreamWaitValueEq = 0x1;
 
 /// The entry points, resolved from libcuda.so.1.
 struct CudaDriver {
@@ -106,6 +111,11 @@ struct CudaDriver {
   CUresult (*EventQuery)(CUevent);
   CUresult (*EventSynchronize)(CUevent);
   CUresult (*GetErrorString)(CUresult, const char **);
+  // Optional (null where the driver lacks them; GPU queues then resolve
+  // barriers and completion signals on the host).
+  CUresult (*StreamWaitValue64)(CUstream, CUdeviceptr, uint64_t, unsigned);
+  CUresult (*LaunchHostFunc)(CUstream, void (*)(void *), void *);
+  bool StreamMemOpsV2; // StreamWaitValue64 is cuStreamWaitValue64_v2.
 
   /// The driver with at least one device, initialized; null when there is
   /// none (no libcuda.so.1, cuInit fails, no device) or OPENHSA_GPU=0.

@@ -61,6 +61,9 @@ private:
   const GpuAgent &Gpu;
 };
 
+/// GPU agents alive: signal slabs are unmapped as the last one goes.
+std::atomic<unsigned> LiveGpuAgents{0};
+
 int attribute(const CudaDriver &D, CUdevice Dev, DeviceAttribute A) {
   int V = 0;
   if (D.DeviceGetAttribute(&V, A, Dev) != CUDA_SUCCESS)
@@ -105,6 +108,14 @@ GpuAgent::discover(const Topology &Topo, unsigned FirstOrdinal) {
     Info.ClockMHz = uint32_t(attribute(*D, Dev, AttrClockRateKHz) / 1000);
     Info.PageableMemoryAccess =
         attribute(*D, Dev, AttrPageableMemoryAccess) != 0;
+    // The _v2 stream memory operations are always enabled; the first ones
+    // only where the device says so. Waits on registered host memory at its
+    // host address also need that address to be valid on the device.
+    Info.StreamWaitValue64 =
+        D->StreamWaitValue64 &&
+        attribute(*D, Dev, AttrCanUseHostPointerForRegisteredMem) != 0 &&
+        (D->StreamMemOpsV2 ||
+         attribute(*D, Dev, AttrCanUse64BitStreamMemOps) != 0);
     size_t Total = 0;
     D->DeviceTotalMem(&Total, Dev);
     Info.TotalMemory = Total;
@@ -188,11 +199,29 @@ GpuAgent::GpuAgent(const CudaDriver &Driver, CUdevice Device, CUcontext Context,
   I.GridMaxSize = UINT32_MAX;
   I.FbarrierMaxSize = 0; // fbarriers are not supported on the GPU yet.
   Isas.push_back(OwnIsa.get());
+  LiveGpuAgents.fetch_add(1);
 }
 
 GpuAgent::~GpuAgent() {
   Regions.clear();
+  if (makeCurrent()) {
+    if (KernelsLoaded)
+      Driver.ModuleUnload(Kernels.Module);
+    // Mapped signal slabs are registered for every device: they go with
+    // the last agent.
+    if (LiveGpuAgents.fetch_sub(1) == 1)
+      unmapSignals(Driver);
+  } else {
+    LiveGpuAgents.fetch_sub(1);
+  }
   Driver.DevicePrimaryCtxRelease(Device);
+}
+
+const DeviceKernels *GpuAgent::deviceKernels() const {
+  std::call_once(KernelsOnce, [this] {
+    KernelsLoaded = makeCurrent() && loadDeviceKernels(*this, Kernels);
+  });
+  return KernelsLoaded ? &Kernels : nullptr;
 }
 
 bool GpuAgent::makeCurrent() const {

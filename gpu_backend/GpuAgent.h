@@ -12,11 +12,13 @@
 #define OPENHSA_GPU_BACKEND_GPUAGENT_H
 
 #include "gpu_backend/CudaDriver.h"
+#include "gpu_backend/GpuSignals.h"
 #include "runtime/core/Agent.h"
 #include "runtime/core/Topology.h"
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,7 @@ struct DeviceInfo {
   uint32_t ClockMHz = 0;
   uint64_t TotalMemory = 0;
   bool PageableMemoryAccess = false; // Kernels may touch any host memory.
+  bool StreamWaitValue64 = false;    // cuStreamWaitValue64 works.
   std::string PciBusId;              // "dddd:bb:dd.0"
 };
 
@@ -66,6 +69,9 @@ public:
   bool makeCurrent() const;
   /// The dynamic shared memory a launch may use (the opt-in maximum).
   uint32_t groupSegmentMax() const { return Info.SharedMemoryPerBlockOptin; }
+  /// The signal kernels (gpu_backend/GpuSignals.h), loaded on first use
+  /// with the context current; null where they do not load.
+  const DeviceKernels *deviceKernels() const;
 
 private:
   const CudaDriver &Driver;
@@ -77,6 +83,9 @@ private:
   unsigned NearOrdinal; // Near's index among the CPU nodes.
   std::unique_ptr<Isa> OwnIsa;
   std::atomic<uint32_t> QueueCount{0};
+  mutable std::once_flag KernelsOnce;
+  mutable DeviceKernels Kernels;
+  mutable bool KernelsLoaded = false;
 };
 
 /// Copies Size bytes between any two addresses the host or agent A can

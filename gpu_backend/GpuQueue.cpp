@@ -10,6 +10,8 @@
 #include "runtime/core/Signal.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
 
 namespace openhsa::gpu {
@@ -17,6 +19,36 @@ namespace openhsa::gpu {
 namespace {
 /// How long the thread polls for packets and completions before sleeping.
 constexpr uint64_t IdleSpinNs = 50'000;
+/// With work in flight, how long the thread polls its events before it
+/// sleeps between checks. The driver's blocking sync, tried first, woke the
+/// thread about 40 us after a kernel ended (kernels of 0.1-2 ms took up to
+/// 1.5x their CUDA twins on the H100); a poll spinning this long and then
+/// sleeping costs a long kernel at most 1/32 of its time, and no core.
+constexpr uint64_t BusySpinNs = 2'000'000;
+/// Sleeps between checks: 1/32 of the time waited so far, within bounds.
+int64_t pollInterval(uint64_t WaitedNs) {
+  return int64_t(std::clamp<uint64_t>(WaitedNs / 32, 50'000, 1'000'000));
+}
+/// While the oldest work in flight is a barrier on the device (which may
+/// wait for ever, and wakes its waiters itself), the thread checks its
+/// event this often.
+constexpr int64_t BarrierPollNs = 1'000'000;
+/// Which completion design GPU queues use unless OPENHSA_GPU_COMPLETION
+/// says: the faster dispatch round trip on the H100 (benchmarks/README.md).
+constexpr bool DefaultCompletionOnDevice = false;
+
+bool envIs(const char *Name, const char *Value) {
+  const char *V = std::getenv(Name);
+  return V && std::strcmp(V, Value) == 0;
+}
+
+/// A host function on the stream after a barrier: wakes the threads
+/// sleeping on its completion signal, which a device kernel just
+/// decremented. Signal slots are never freed, so this is safe even if the
+/// program has destroyed the signal meanwhile.
+void wakeSignalWaiters(void *S) { static_cast<Signal *>(S)->wakeWaiters(); }
+
+const char *where(bool OnDevice) { return OnDevice ? "device" : "host"; }
 
 uint16_t loadHeader(const void *Slot) {
   return __atomic_load_n(static_cast<const uint16_t *>(Slot), __ATOMIC_ACQUIRE);
@@ -29,6 +61,19 @@ unsigned field(uint16_t Header, unsigned Bit, unsigned Width) {
 }
 } // namespace
 
+GpuQueueModes gpuQueueModes(const GpuAgent &A) {
+  GpuQueueModes M;
+  // Both need the signal kernels, and a host function to wake waiters.
+  const bool Kernels = A.deviceKernels() && A.driver().LaunchHostFunc;
+  M.DeviceBarriers = Kernels && A.info().StreamWaitValue64 &&
+                     !envIs("OPENHSA_GPU_BARRIERS", "host");
+  M.DeviceCompletion =
+      Kernels &&
+      (DefaultCompletionOnDevice ? !envIs("OPENHSA_GPU_COMPLETION", "host")
+                                 : envIs("OPENHSA_GPU_COMPLETION", "device"));
+  return M;
+}
+
 std::unique_ptr<GpuQueueService> GpuQueueService::start(const GpuAgent &A,
                                                         Queue &Q) {
   if (!A.makeCurrent())
@@ -36,7 +81,23 @@ std::unique_ptr<GpuQueueService> GpuQueueService::start(const GpuAgent &A,
   CUstream S = nullptr;
   if (A.driver().StreamCreate(&S, StreamNonBlocking) != CUDA_SUCCESS)
     return nullptr;
-  std::unique_ptr<GpuQueueService> Service(new GpuQueueService(A, Q, S));
+  void *C = nullptr;
+  if (A.driver().MemHostAlloc(&C, sizeof(Control),
+                              MemHostAllocPortable | MemHostAllocDeviceMap) !=
+      CUDA_SUCCESS) {
+    A.driver().StreamDestroy(S);
+    return nullptr;
+  }
+  auto *Ctl = static_cast<Control *>(C);
+  Ctl->Cancel = 0;
+  Ctl->Never = 1;
+  const GpuQueueModes M = gpuQueueModes(A);
+  log::write(log::Level::Info,
+             "GPU queue: barrier packets resolved on the %s, completion "
+             "signals decremented on the %s",
+             where(M.DeviceBarriers), where(M.DeviceCompletion));
+  std::unique_ptr<GpuQueueService> Service(
+      new GpuQueueService(A, Q, S, Ctl, M));
   Q.doorbell().addWatcher(&Service->Wake);
   Service->Thread = std::thread([P = Service.get()] { P->run(); });
   return Service;
@@ -88,7 +149,7 @@ void GpuQueueService::run() {
   while (!Stopping.load(std::memory_order_acquire)) {
     const uint32_t Epoch = Wake.epoch();
     bool Progress = processPackets();
-    Progress |= retire(false);
+    Progress |= retire();
     if (Progress) {
       IdleSince = 0;
       continue;
@@ -96,33 +157,62 @@ void GpuQueueService::run() {
     const uint64_t Now = monotonicNanoseconds();
     if (IdleSince == 0)
       IdleSince = Now;
-    if (Now - IdleSince < IdleSpinNs) {
+    const uint64_t Idle = Now - IdleSince;
+    if (Idle < (Pending.empty() ? IdleSpinNs : BusySpinNs)) {
       for (int I = 0; I < 16; ++I)
         cpuRelax();
       continue;
     }
-    IdleSince = 0;
     if (!Pending.empty()) {
-      retire(true); // Sleeps in the driver until the oldest launch ends.
+      // Long work: its events are checked now and then, asleep in between
+      // (a doorbell store wakes the thread too). IdleSince stays, so no
+      // new spin starts until something completes.
+      Wake.sleep(Epoch, Pending.front().Barrier ? int64_t(BarrierPollNs)
+                                                : pollInterval(Idle));
       continue;
     }
+    IdleSince = 0;
     Wake.sleep(Epoch, -1);
   }
-  // Work still on the stream finishes before the queue goes away.
-  while (!Pending.empty())
-    retire(true);
+  // Work still on the stream finishes before the queue goes away;
+  // barrier-OR kernels give up at once. A barrier-AND whose dependencies
+  // nobody will signal would hold the stream for ever: then the stream,
+  // its events and the control words are left to the driver (the HSA
+  // leaves packets in flight at hsa_queue_destroy undefined).
+  __atomic_store_n(&Ctl->Cancel, 1, __ATOMIC_SEQ_CST);
+  bool Abandoned = false;
+  while (!Pending.empty()) {
+    if (retire())
+      continue;
+    if (stuckOnHostSignal()) {
+      log::write(log::Level::Info, "a GPU queue was destroyed while a "
+                                   "barrier-AND waits for a signal");
+      Abandoned = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
   unwatch();
+  if (Abandoned)
+    return;
   for (CUevent E : FreeEvents)
     Agent.driver().EventDestroy(E);
   Agent.driver().StreamDestroy(Stream);
+  Agent.driver().MemFreeHost(Ctl);
 }
 
-bool GpuQueueService::retire(bool Wait) {
+bool GpuQueueService::stuckOnHostSignal() const {
+  for (const Signal *S : Pending.front().Waits)
+    if (S && S->load(std::memory_order_acquire) != 0)
+      return true;
+  return false;
+}
+
+bool GpuQueueService::retire() {
   bool Progress = false;
   while (!Pending.empty()) {
     InFlight &F = Pending.front();
-    CUresult R = Wait ? Agent.driver().EventSynchronize(F.Done)
-                      : Agent.driver().EventQuery(F.Done);
+    CUresult R = Agent.driver().EventQuery(F.Done);
     if (R == CUDA_ERROR_NOT_READY)
       break;
     if (R != CUDA_SUCCESS) {
@@ -130,13 +220,14 @@ bool GpuQueueService::retire(bool Wait) {
       log::write(log::Level::Error, "a kernel failed on the GPU: %s",
                  Agent.driver().errorText(R).c_str());
       Q.reportError(HSA_STATUS_ERROR_EXCEPTION);
+    } else if (F.DeviceSide) {
+      F.DeviceSide->wakeWaiters();
     } else {
       complete(F.Completion, F.Header);
     }
     FreeEvents.push_back(F.Done);
     Pending.pop_front();
     Progress = true;
-    Wait = false;
   }
   return Progress;
 }
@@ -160,10 +251,6 @@ bool GpuQueueService::processPackets() {
       break;
     case HSA_PACKET_TYPE_BARRIER_AND:
     case HSA_PACKET_TYPE_BARRIER_OR:
-      if (field(Header, HSA_PACKET_HEADER_BARRIER,
-                HSA_PACKET_HEADER_WIDTH_BARRIER) &&
-          !Pending.empty())
-        return Progress; // Earlier packets complete first.
       O = barrier(Slot, Type == HSA_PACKET_TYPE_BARRIER_AND);
       break;
     default: // Agent dispatch belongs to CPU agents; the rest is invalid.
@@ -196,6 +283,21 @@ GpuQueueService::Outcome GpuQueueService::barrier(const void *Slot,
     Q.reportError(HSA_STATUS_ERROR_INVALID_SIGNAL);
     return Outcome::Failed;
   }
+  if (Modes.DeviceBarriers) {
+    bool Mapped = !P.completion_signal.handle ||
+                  mapSignal(Agent, Signal::fromHandle(P.completion_signal));
+    for (hsa_signal_t Dep : P.dep_signal)
+      Mapped =
+          Mapped && (!Dep.handle || mapSignal(Agent, Signal::fromHandle(Dep)));
+    if (Mapped)
+      return deviceBarrier(P, IsAnd);
+  }
+  // On the host: earlier packets complete first where the barrier bit asks,
+  // then the queue waits (asleep) for the dependencies.
+  if (field(P.header, HSA_PACKET_HEADER_BARRIER,
+            HSA_PACKET_HEADER_WIDTH_BARRIER) &&
+      !Pending.empty())
+    return Outcome::Blocked;
   bool Any = false, All = true, AnyDep = false;
   for (hsa_signal_t Dep : P.dep_signal) {
     if (!Dep.handle)
@@ -219,6 +321,92 @@ GpuQueueService::Outcome GpuQueueService::barrier(const void *Slot,
   unwatch();
   std::atomic_thread_fence(std::memory_order_acquire);
   complete(P.completion_signal, P.header);
+  return Outcome::Consumed;
+}
+
+GpuQueueService::Outcome
+GpuQueueService::deviceBarrier(const hsa_barrier_and_packet_t &P, bool IsAnd) {
+  const CudaDriver &D = Agent.driver();
+  std::array<const Signal *, 5> Deps{};
+  unsigned N = 0;
+  for (hsa_signal_t Dep : P.dep_signal)
+    if (Dep.handle)
+      Deps[N++] = Signal::fromHandle(Dep);
+  // Stream order runs the barrier after every earlier packet: the barrier
+  // bit needs nothing more.
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (IsAnd || N == 0) {
+    // HSA barrier-AND: every dependency reaches 0 (a barrier-OR without
+    // dependencies is satisfied at once).
+    for (unsigned I = 0; I < N; ++I)
+      if (CUresult R = D.StreamWaitValue64(
+              Stream, CUdeviceptr(uintptr_t(Deps[I])), 0, StreamWaitValueEq);
+          R != CUDA_SUCCESS) {
+        log::write(log::Level::Error, "cannot wait on a signal on the GPU: %s",
+                   D.errorText(R).c_str());
+        Q.reportError(HSA_STATUS_ERROR_OUT_OF_RESOURCES);
+        return Outcome::Failed;
+      }
+    return finishOnStream(P.completion_signal, P.header, Decrement::OnDevice,
+                          true, IsAnd ? Deps : std::array<const Signal *, 5>{});
+  }
+  // Barrier-OR: a one-thread kernel polls the dependencies, then
+  // decrements the completion signal.
+  uint64_t Args[7];
+  for (unsigned I = 0; I < 5; ++I)
+    Args[I] =
+        I < N ? uint64_t(uintptr_t(Deps[I])) : uint64_t(uintptr_t(&Ctl->Never));
+  Args[5] = uint64_t(uintptr_t(&Ctl->Cancel));
+  Args[6] = P.completion_signal.handle;
+  void *Params[7];
+  for (unsigned I = 0; I < 7; ++I)
+    Params[I] = &Args[I];
+  if (CUresult R = D.LaunchKernel(Agent.deviceKernels()->BarrierOr, 1, 1, 1, 1,
+                                  1, 1, 0, Stream, Params, nullptr);
+      R != CUDA_SUCCESS) {
+    log::write(log::Level::Error, "cannot launch a barrier on the GPU: %s",
+               D.errorText(R).c_str());
+    Q.reportError(HSA_STATUS_ERROR_OUT_OF_RESOURCES);
+    return Outcome::Failed;
+  }
+  return finishOnStream(P.completion_signal, P.header,
+                        Decrement::ByKernelBefore, true, {});
+}
+
+GpuQueueService::Outcome
+GpuQueueService::finishOnStream(hsa_signal_t Completion, uint16_t Header,
+                                Decrement How, bool Barrier,
+                                const std::array<const Signal *, 5> &Waits) {
+  const CudaDriver &D = Agent.driver();
+  const Signal *S = Completion.handle && How != Decrement::OnHost
+                        ? Signal::fromHandle(Completion)
+                        : nullptr;
+  if (S) {
+    CUresult R = CUDA_SUCCESS;
+    if (How == Decrement::OnDevice) {
+      uint64_t Value = Completion.handle; // A signal's value is its 1st word.
+      void *Params[] = {&Value};
+      R = D.LaunchKernel(Agent.deviceKernels()->SignalSub, 1, 1, 1, 1, 1, 1, 0,
+                         Stream, Params, nullptr);
+    }
+    // A dispatch's sleeping waiters are woken when its event completes:
+    // a host function costs the stream tens of microseconds.
+    if (R == CUDA_SUCCESS && Barrier)
+      R = D.LaunchHostFunc(Stream, wakeSignalWaiters, const_cast<Signal *>(S));
+    if (R != CUDA_SUCCESS) {
+      log::write(log::Level::Error, "cannot signal completion on the GPU: %s",
+                 D.errorText(R).c_str());
+      Q.reportError(HSA_STATUS_ERROR_OUT_OF_RESOURCES);
+      return Outcome::Failed;
+    }
+  }
+  CUevent E = takeEvent();
+  if (!E || D.EventRecord(E, Stream) != CUDA_SUCCESS) {
+    Q.reportError(HSA_STATUS_ERROR_OUT_OF_RESOURCES);
+    return Outcome::Failed;
+  }
+  Pending.push_back(
+      {E, S ? hsa_signal_t{0} : Completion, S, Header, Barrier, Waits});
   return Outcome::Consumed;
 }
 
@@ -270,11 +458,8 @@ GpuQueueService::Outcome GpuQueueService::launch(uint64_t Index,
   if (Empty) {
     std::atomic_thread_fence(std::memory_order_acquire);
     // In order with the launches before it.
-    CUevent E = takeEvent();
-    if (!E || Agent.driver().EventRecord(E, Stream) != CUDA_SUCCESS)
-      return Fail(HSA_STATUS_ERROR_OUT_OF_RESOURCES);
-    Pending.push_back({E, P.completion_signal, P.header});
-    return Outcome::Consumed;
+    return finishOnStream(P.completion_signal, P.header,
+                          completionDecrement(P.completion_signal), false, {});
   }
   if (K->KernargSegmentSize != 0 && !P.kernarg_address)
     return Fail(HSA_STATUS_ERROR_INVALID_ARGUMENT);
@@ -340,11 +525,16 @@ GpuQueueService::Outcome GpuQueueService::launch(uint64_t Index,
       return Fail(HSA_STATUS_ERROR_OUT_OF_RESOURCES);
     }
   }
-  CUevent E = takeEvent();
-  if (!E || Agent.driver().EventRecord(E, Stream) != CUDA_SUCCESS)
-    return Fail(HSA_STATUS_ERROR_OUT_OF_RESOURCES);
-  Pending.push_back({E, P.completion_signal, P.header});
-  return Outcome::Consumed;
+  return finishOnStream(P.completion_signal, P.header,
+                        completionDecrement(P.completion_signal), false, {});
+}
+
+GpuQueueService::Decrement
+GpuQueueService::completionDecrement(hsa_signal_t Completion) const {
+  return Modes.DeviceCompletion && Completion.handle &&
+                 mapSignal(Agent, Signal::fromHandle(Completion))
+             ? Decrement::OnDevice
+             : Decrement::OnHost;
 }
 
 } // namespace openhsa::gpu

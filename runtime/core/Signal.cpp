@@ -5,6 +5,7 @@
 #include "runtime/core/Registry.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <mutex>
@@ -42,11 +43,15 @@ namespace {
 /// Slots of destroyed signals. A slot is reused only once Quarantine later
 /// signals were destroyed, oldest first: a handle a program keeps after
 /// destroying its signal stays dead (its magic 0) for as long as that, rather
-/// than naming the very next signal created.
+/// than naming the very next signal created. New slots come from slabs of
+/// Signal::SlabBytes, page aligned, never freed (see Signal::slabOf).
 struct SignalSlots {
   static constexpr size_t Quarantine = 256;
+  static constexpr size_t SlotBytes = 128;
   std::mutex Mutex;
   std::deque<void *> Free;
+  std::vector<char *> Slabs;
+  char *Next = nullptr, *End = nullptr;
 };
 SignalSlots &signalSlots() {
   static SignalSlots *Slots = new SignalSlots; // Never destroyed: signals
@@ -56,16 +61,33 @@ SignalSlots &signalSlots() {
 } // namespace
 
 void *Signal::operator new(size_t Size, const std::nothrow_t &) noexcept {
+  static_assert(sizeof(Signal) <= SignalSlots::SlotBytes &&
+                Signal::SlabBytes % SignalSlots::SlotBytes == 0);
+  if (Size > SignalSlots::SlotBytes)
+    return nullptr;
   SignalSlots &S = signalSlots();
-  {
-    std::lock_guard<std::mutex> Lock(S.Mutex);
-    if (S.Free.size() > SignalSlots::Quarantine) {
-      void *P = S.Free.front();
-      S.Free.pop_front();
-      return P;
-    }
+  std::lock_guard<std::mutex> Lock(S.Mutex);
+  if (S.Free.size() > SignalSlots::Quarantine) {
+    void *P = S.Free.front();
+    S.Free.pop_front();
+    return P;
   }
-  return ::operator new(Size, std::nothrow);
+  if (S.Next == S.End) {
+    auto *Slab = static_cast<char *>(std::aligned_alloc(4096, SlabBytes));
+    if (!Slab)
+      return nullptr;
+    try {
+      S.Slabs.push_back(Slab);
+    } catch (...) {
+      std::free(Slab);
+      return nullptr;
+    }
+    S.Next = Slab;
+    S.End = Slab + SlabBytes;
+  }
+  void *P = S.Next;
+  S.Next += SignalSlots::SlotBytes;
+  return P;
 }
 
 void *Signal::operator new(size_t Size) {
@@ -88,6 +110,18 @@ void Signal::operator delete(void *P) noexcept {
   SignalSlots &S = signalSlots();
   std::lock_guard<std::mutex> Lock(S.Mutex);
   S.Free.push_back(P); // deque::push_back may throw: only when out of memory.
+}
+
+bool Signal::slabOf(const void *P, void *&Base) {
+  SignalSlots &S = signalSlots();
+  std::lock_guard<std::mutex> Lock(S.Mutex);
+  for (char *Slab : S.Slabs)
+    if (static_cast<const char *>(P) >= Slab &&
+        static_cast<const char *>(P) < Slab + SlabBytes) {
+      Base = Slab;
+      return true;
+    }
+  return false;
 }
 
 bool Signal::looksValid(hsa_signal_t Handle) {

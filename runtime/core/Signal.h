@@ -63,6 +63,17 @@ public:
   static void *operator new(size_t Size, const std::nothrow_t &) noexcept;
   static void operator delete(void *P) noexcept;
 
+  /// Signals are carved from page-aligned slabs of SlabBytes that are never
+  /// freed, so that GPU agents can pin and map a slab once and then wait on
+  /// and modify the values of its signals on the device (gpu_backend/
+  /// GpuSignals.h). False when P is in no slab; else the slab holding it.
+  static constexpr size_t SlabBytes = 256 * 1024;
+  static bool slabOf(const void *P, void *&Base);
+
+  /// Wakes the threads waiting on this signal after its value was modified
+  /// where no notification can be sent from (by a GPU kernel).
+  void wakeWaiters() const { notifyIfWatched(); }
+
   int64_t load(std::memory_order Order) const { return Value.load(Order); }
 
   // Modifications. They are performed sequentially consistent (on x86 the

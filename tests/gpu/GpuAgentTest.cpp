@@ -12,6 +12,8 @@
 #include "hsa/hsa_ext_finalize.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <time.h>
 
 #include <atomic>
 #include <chrono>
@@ -201,6 +203,22 @@ protected:
                                   20ull * 400'000'000, HSA_WAIT_STATE_BLOCKED);
     hsa_signal_destroy(Done);
     return V == 0;
+  }
+
+  /// Writes a barrier-AND or -OR packet (the same layout) on Q without
+  /// publishing it.
+  hsa_barrier_and_packet_t *
+  writeBarrier(hsa_queue_t *Q, std::initializer_list<hsa_signal_t> Deps,
+               hsa_signal_t Done, uint64_t &Index) {
+    Index = hsa_queue_add_write_index_relaxed(Q, 1);
+    auto *B = static_cast<hsa_barrier_and_packet_t *>(Q->base_address) +
+              (Index & (Q->size - 1));
+    std::memset(reinterpret_cast<uint8_t *>(B) + 4, 0, sizeof(*B) - 4);
+    unsigned I = 0;
+    for (hsa_signal_t D : Deps)
+      B->dep_signal[I++] = D;
+    B->completion_signal = Done;
+    return B;
   }
 
   bool Initialized = false;
@@ -566,6 +584,245 @@ TEST_F(GpuAgentTest, BarrierAndWaitsForASignalTheHostSetsLater) {
   EXPECT_EQ(C[N - 1], 2.0f);
   hsa_signal_destroy(Dep);
   hsa_signal_destroy(BarrierDone);
+  hsa_signal_destroy(Done);
+}
+
+/// One work-item runs %n steps of a linear congruential generator (a
+/// dependent chain the compiler cannot shorten) and stores the low 16 bits
+/// of the result as a float: a kernel that keeps the GPU busy for a while.
+const char *const SpinKernel = R"(
+prog kernel &spin(kernarg_u64 %out, kernarg_u32 %n)
+{
+	ld_kernarg_u64 $d0, [%out];
+	ld_kernarg_u32 $s1, [%n];
+	mov_b32 $s0, 1;
+	mov_b32 $s2, 0;
+@loop:
+	mad_u32 $s0, $s0, 1664525, 1013904223;
+	add_u32 $s2, $s2, 1;
+	cmp_lt_b1_u32 $c0, $s2, $s1;
+	cbr_b1 $c0, @loop;
+	and_b32 $s0, $s0, 65535;
+	cvt_f32_u32 $s3, $s0;
+	st_global_f32 $s3, [$d0];
+	ret;
+};
+)";
+struct SpinArgs {
+  float *Out;
+  uint32_t N;
+};
+float spinResult(uint32_t N) {
+  uint32_t X = 1;
+  for (uint32_t I = 0; I < N; ++I)
+    X = X * 1664525u + 1013904223u;
+  return float(X & 65535u);
+}
+constexpr uint32_t SpinSteps = 20'000'000;
+
+// HSA runtime 2.9.1: a barrier-AND's dependency may be another queue's
+// completion signal; the dispatch behind the barrier sees what the first
+// queue's kernel wrote (on the device: a stream wait on the signal).
+TEST_F(GpuAgentTest, BarrierAndWaitsForAnotherGpuQueuesCompletion) {
+  const uint64_t Spin = load(SpinKernel, "&spin");
+  const uint64_t Vadd = load(VectorAdd, "&vadd");
+  ASSERT_NE(Spin, 0u);
+  ASSERT_NE(Vadd, 0u);
+  hsa_queue_t *Other = nullptr;
+  ASSERT_EQ(hsa_queue_create(F.Gpu, 64, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr,
+                             UINT32_MAX, UINT32_MAX, &Other),
+            HSA_STATUS_SUCCESS);
+  auto *X = static_cast<float *>(allocate(F.Fine, 64 * 4));
+  auto *C = static_cast<float *>(allocate(F.Fine, 64 * 4));
+  X[0] = -1;
+  C[0] = 0;
+  hsa_signal_t SpinDone, BarrierDone, Done;
+  hsa_signal_create(1, 0, nullptr, &SpinDone);
+  hsa_signal_create(1, 0, nullptr, &BarrierDone);
+  hsa_signal_create(1, 0, nullptr, &Done);
+  // The barrier and the dispatch behind it go first, on this queue.
+  uint64_t BIndex, KIndex, SIndex;
+  auto *B = writeBarrier(Queue, {SpinDone}, BarrierDone, BIndex);
+  publish(Queue, B, HSA_PACKET_TYPE_BARRIER_AND, BIndex);
+  VaddArgs Args{X, X, C, 1};
+  auto *P = writeDispatch(Queue, Vadd, &Args, sizeof(Args), 1, {64, 1, 1},
+                          {64, 1, 1}, Done, 0, KIndex);
+  publish(Queue, P, HSA_PACKET_TYPE_KERNEL_DISPATCH, KIndex);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(hsa_signal_load_scacquire(BarrierDone), 1);
+  EXPECT_EQ(C[0], 0.0f) << "the dispatch ran before its barrier held";
+  SpinArgs Spun{X, SpinSteps};
+  auto *S = writeDispatch(Other, Spin, &Spun, sizeof(Spun), 1, {1, 1, 1},
+                          {1, 1, 1}, SpinDone, 0, SIndex);
+  publish(Other, S, HSA_PACKET_TYPE_KERNEL_DISPATCH, SIndex);
+  ASSERT_EQ(hsa_signal_wait_scacquire(Done, HSA_SIGNAL_CONDITION_EQ, 0,
+                                      20ull * 400'000'000,
+                                      HSA_WAIT_STATE_BLOCKED),
+            0);
+  EXPECT_EQ(hsa_signal_load_scacquire(SpinDone), 0);
+  EXPECT_EQ(hsa_signal_load_scacquire(BarrierDone), 0);
+  const float Expected = spinResult(SpinSteps);
+  EXPECT_EQ(X[0], Expected);
+  EXPECT_EQ(C[0], 2 * Expected) << "the dispatch read the value before the "
+                                   "other queue's kernel wrote it";
+  hsa_signal_destroy(SpinDone);
+  hsa_signal_destroy(BarrierDone);
+  hsa_signal_destroy(Done);
+  hsa_queue_destroy(Other);
+}
+
+// HSA runtime 2.9.2 (barrier-OR): the packet completes once any dependency
+// is 0; one that never is does not hold it. A barrier-OR with a dependency
+// already 0 completes at once.
+TEST_F(GpuAgentTest, BarrierOrWaitsForAnyDependency) {
+  const uint64_t K = load(VectorAdd, "&vadd");
+  ASSERT_NE(K, 0u);
+  constexpr uint32_t N = 64;
+  auto *A = static_cast<float *>(allocate(F.Fine, N * 4));
+  auto *C = static_cast<float *>(allocate(F.Fine, N * 4));
+  for (uint32_t I = 0; I < N; ++I) {
+    A[I] = 1;
+    C[I] = 0;
+  }
+  hsa_signal_t Never, Later, BarrierDone, Done;
+  hsa_signal_create(1, 0, nullptr, &Never);
+  hsa_signal_create(1, 0, nullptr, &Later);
+  hsa_signal_create(1, 0, nullptr, &BarrierDone);
+  hsa_signal_create(1, 0, nullptr, &Done);
+  uint64_t BIndex, KIndex;
+  auto *B = writeBarrier(Queue, {Never, Later}, BarrierDone, BIndex);
+  publish(Queue, B, HSA_PACKET_TYPE_BARRIER_OR, BIndex);
+  VaddArgs Args{A, A, C, N};
+  auto *P = writeDispatch(Queue, K, &Args, sizeof(Args), 1, {N, 1, 1},
+                          {64, 1, 1}, Done, 0, KIndex);
+  publish(Queue, P, HSA_PACKET_TYPE_KERNEL_DISPATCH, KIndex);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(hsa_signal_load_scacquire(BarrierDone), 1);
+  EXPECT_EQ(hsa_signal_load_scacquire(Done), 1);
+  EXPECT_EQ(C[0], 0.0f) << "the kernel ran before its barrier was satisfied";
+  hsa_signal_store_screlease(Later, 0);
+  EXPECT_EQ(hsa_signal_wait_scacquire(Done, HSA_SIGNAL_CONDITION_EQ, 0,
+                                      20ull * 400'000'000,
+                                      HSA_WAIT_STATE_BLOCKED),
+            0);
+  EXPECT_EQ(hsa_signal_load_scacquire(BarrierDone), 0);
+  EXPECT_EQ(hsa_signal_load_scacquire(Never), 1);
+  EXPECT_EQ(C[N - 1], 2.0f);
+
+  hsa_signal_t Again;
+  hsa_signal_create(1, 0, nullptr, &Again);
+  B = writeBarrier(Queue, {Never, Later}, Again, BIndex);
+  publish(Queue, B, HSA_PACKET_TYPE_BARRIER_OR, BIndex);
+  EXPECT_EQ(hsa_signal_wait_scacquire(Again, HSA_SIGNAL_CONDITION_EQ, 0,
+                                      20ull * 400'000'000,
+                                      HSA_WAIT_STATE_BLOCKED),
+            0);
+  for (hsa_signal_t S : {Never, Later, BarrierDone, Done, Again})
+    hsa_signal_destroy(S);
+}
+
+// HSA runtime 2.6 / 2.9: each packet decrements its completion signal by
+// exactly one when it completes; with many packets in flight on two queues
+// sharing one signal, and each with a signal of its own, every value ends
+// exact.
+TEST_F(GpuAgentTest, CompletionSignalsStayExactWithManyDispatchesInFlight) {
+  const uint64_t K = load(VectorAdd, "&vadd");
+  ASSERT_NE(K, 0u);
+  hsa_queue_t *Other = nullptr;
+  ASSERT_EQ(hsa_queue_create(F.Gpu, 1024, HSA_QUEUE_TYPE_MULTI, nullptr,
+                             nullptr, UINT32_MAX, UINT32_MAX, &Other),
+            HSA_STATUS_SUCCESS);
+  constexpr uint32_t N = 256, PerQueue = 400, Own = 200;
+  auto *A = static_cast<float *>(allocate(F.Fine, N * 4));
+  auto *C = static_cast<float *>(allocate(F.Fine, N * 4));
+  for (uint32_t I = 0; I < N; ++I)
+    A[I] = float(I);
+  VaddArgs Args{A, A, C, N};
+  hsa_signal_t Shared;
+  hsa_signal_create(2 * PerQueue, 0, nullptr, &Shared);
+  std::vector<hsa_signal_t> Mine(Own);
+  for (hsa_signal_t &S : Mine)
+    hsa_signal_create(1, 0, nullptr, &S);
+  auto Enqueue = [&](hsa_queue_t *Q, hsa_signal_t S) {
+    uint64_t Index;
+    auto *P = writeDispatch(Q, K, &Args, sizeof(Args), 1, {N, 1, 1}, {64, 1, 1},
+                            S, 0, Index);
+    publish(Q, P, HSA_PACKET_TYPE_KERNEL_DISPATCH, Index);
+  };
+  for (uint32_t I = 0; I < PerQueue; ++I) {
+    Enqueue(Queue, Shared);
+    Enqueue(Other, Shared);
+    if (I < Own)
+      Enqueue(I % 2 ? Queue : Other, Mine[I]);
+  }
+  ASSERT_EQ(hsa_signal_wait_scacquire(Shared, HSA_SIGNAL_CONDITION_EQ, 0,
+                                      60ull * 400'000'000,
+                                      HSA_WAIT_STATE_BLOCKED),
+            0);
+  for (uint32_t I = 0; I < Own; ++I)
+    EXPECT_EQ(hsa_signal_wait_scacquire(Mine[I], HSA_SIGNAL_CONDITION_LT, 1,
+                                        20ull * 400'000'000,
+                                        HSA_WAIT_STATE_BLOCKED),
+              0)
+        << I;
+  // Nothing decrements twice: the values stay at 0 once all is done.
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(hsa_signal_load_scacquire(Shared), 0);
+  for (uint32_t I = 0; I < Own; ++I)
+    EXPECT_EQ(hsa_signal_load_scacquire(Mine[I]), 0) << I;
+  EXPECT_EQ(C[N - 1], 2.0f * float(N - 1));
+  hsa_signal_destroy(Shared);
+  for (hsa_signal_t S : Mine)
+    hsa_signal_destroy(S);
+  hsa_queue_destroy(Other);
+}
+
+double threadCpuSeconds() {
+  timespec T;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &T);
+  return double(T.tv_sec) + double(T.tv_nsec) * 1e-9;
+}
+double processCpuSeconds() {
+  rusage U;
+  getrusage(RUSAGE_SELF, &U);
+  return double(U.ru_utime.tv_sec + U.ru_stime.tv_sec) +
+         double(U.ru_utime.tv_usec + U.ru_stime.tv_usec) * 1e-6;
+}
+
+// HSA runtime 2.5.1 (hsa_signal_wait_*, HSA_WAIT_STATE_BLOCKED): a host
+// thread waiting on a GPU kernel's completion signal sleeps rather than
+// spinning, and wakes when the kernel ends; nor does the queue's service
+// thread spin while the kernel runs (beyond its first 2 ms).
+TEST_F(GpuAgentTest, AWaiterSleepsUntilTheGpuCompletes) {
+  const uint64_t Spin = load(SpinKernel, "&spin");
+  ASSERT_NE(Spin, 0u);
+  auto *X = static_cast<float *>(allocate(F.Fine, 4));
+  X[0] = -1;
+  hsa_signal_t Done;
+  hsa_signal_create(1, 0, nullptr, &Done);
+  SpinArgs Args{X, 4 * SpinSteps};
+  uint64_t Index;
+  auto *P = writeDispatch(Queue, Spin, &Args, sizeof(Args), 1, {1, 1, 1},
+                          {1, 1, 1}, Done, 0, Index);
+  const auto Start = std::chrono::steady_clock::now();
+  const double Cpu0 = threadCpuSeconds(), Process0 = processCpuSeconds();
+  publish(Queue, P, HSA_PACKET_TYPE_KERNEL_DISPATCH, Index);
+  ASSERT_EQ(hsa_signal_wait_scacquire(Done, HSA_SIGNAL_CONDITION_EQ, 0,
+                                      60ull * 400'000'000,
+                                      HSA_WAIT_STATE_BLOCKED),
+            0);
+  const double Wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
+  const double Cpu = threadCpuSeconds() - Cpu0,
+               Process = processCpuSeconds() - Process0;
+  EXPECT_EQ(X[0], spinResult(4 * SpinSteps)) << "woken before the kernel ended";
+  std::printf("kernel wait: %.1f ms wall, waiter %.2f ms CPU, process %.1f ms "
+              "CPU\n",
+              Wall * 1e3, Cpu * 1e3, Process * 1e3);
+  ASSERT_GT(Wall, 0.005) << "the kernel is too short to tell";
+  EXPECT_LT(Cpu, 0.2 * Wall) << "the waiting thread spun";
+  EXPECT_LT(Process, 0.5 * Wall) << "a thread of the process spun";
   hsa_signal_destroy(Done);
 }
 
