@@ -303,7 +303,9 @@ Error Validator::checkOperand(uint32_t Off) {
   }
   case BRIG_KIND_OPERAND_CONSTANT_BYTES: {
     auto C = *M.operand<BrigOperandConstantBytes>(Off);
-    if (C.type == BRIG_TYPE_NONE || !isValidType(brigTypeArrayElement(C.type)))
+    // An array of no type too (the element type is what a value has).
+    if (brigTypeArrayElement(C.type) == BRIG_TYPE_NONE ||
+        !isValidType(brigTypeArrayElement(C.type)))
       return opErr(Off, "constant has invalid type " + Twine(C.type));
     if (Error E = checkString(OS, Off, C.bytes, "constant bytes"))
       return E;

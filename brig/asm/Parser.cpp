@@ -191,6 +191,9 @@ private:
   uint8_t Profile = BRIG_PROFILE_FULL;
   bool ImageExtension = false;                    // extension "IMAGE" seen
   const std::vector<Stmt> *ModuleStmts = nullptr; // the module so far
+  // The function whose body is being parsed: the last executable of its
+  // name, so a call to it (recursion) checks against its own arguments.
+  const Executable *Enclosing = nullptr;
   std::string LocFile;
 };
 
@@ -714,7 +717,10 @@ bool Parser::parseExecutable(std::vector<Stmt> &Out, bool IsDecl,
       return fail(E.Loc, "signatures cannot have declarations");
   } else if (!IsDecl) {
     E.HasBody = true;
-    if (!parseCodeBlock(E.Body))
+    Enclosing = &E;
+    const bool Parsed = parseCodeBlock(E.Body);
+    Enclosing = nullptr;
+    if (!Parsed)
       return false;
     if (CheckSemantics)
       if (llvm::Error Err = checkRegisterLimits(E))
@@ -757,7 +763,7 @@ bool Parser::parseArgBlock(std::vector<Stmt> &Body) {
     return false;
   A.EndLoc = next().Loc;
   if (CheckSemantics)
-    if (llvm::Error E = checkArgBlock(A, *ModuleStmts))
+    if (llvm::Error E = checkArgBlock(A, *ModuleStmts, Enclosing))
       return failWith(std::move(E));
   Body.push_back(Stmt{std::move(A)});
   return true;

@@ -1539,9 +1539,12 @@ llvm::Error checkRegisterLimits(const Executable &E) {
   return llvm::Error::success();
 }
 
-llvm::Error checkArgBlock(const ArgBlock &A, const std::vector<Stmt> &Module) {
-  return checkArgBlock(
-      A, [&](const std::string &Name) { return findExecutable(Module, Name); });
+llvm::Error checkArgBlock(const ArgBlock &A, const std::vector<Stmt> &Module,
+                          const Executable *Enclosing) {
+  return checkArgBlock(A, [&](const std::string &Name) {
+    return Enclosing && Enclosing->Name == Name ? Enclosing
+                                                : findExecutable(Module, Name);
+  });
 }
 
 llvm::Error checkArgBlock(const ArgBlock &A, CalleeLookup FindCallee) {

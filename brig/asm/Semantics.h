@@ -72,8 +72,11 @@ llvm::Error checkRegisterLimits(const Executable &E);
 /// Checks an arg block (PRM 10.2): it holds exactly one call, each variable
 /// it defines is an argument of its call, and the call's arguments match the
 /// formal arguments of the function (or signature) it calls, found among
-/// \p Module (the module-scope statements parsed so far).
-llvm::Error checkArgBlock(const ArgBlock &A, const std::vector<Stmt> &Module);
+/// \p Module (the module-scope statements parsed so far) or, for a call to
+/// itself, \p Enclosing (the function whose body holds the block, which is
+/// not among them yet).
+llvm::Error checkArgBlock(const ArgBlock &A, const std::vector<Stmt> &Module,
+                          const Executable *Enclosing = nullptr);
 
 /// Finds the callee named \p Name (the last kernel, function or signature
 /// of that name), or returns nullptr.
