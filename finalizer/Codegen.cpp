@@ -8,6 +8,7 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/StandardInstrumentations.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
@@ -20,6 +21,7 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 namespace openhsa::finalizer {
 
@@ -55,6 +57,20 @@ void initializeNativeTarget() {
   });
 }
 
+/// Deletes the internal functions nothing calls: a vectorized kernel's
+/// scalar body, the queries only it used. LLVM would find them dead too,
+/// but only after its first function passes had optimized them.
+void dropUnusedFunctions(llvm::Module &M) {
+  for (bool Dropped = true; Dropped;) {
+    Dropped = false;
+    for (llvm::Function &F : llvm::make_early_inc_range(M))
+      if (F.hasLocalLinkage() && F.use_empty()) {
+        F.eraseFromParent();
+        Dropped = true;
+      }
+  }
+}
+
 } // namespace
 
 void dump(const char *Var, const llvm::Module &M, llvm::StringRef Ext,
@@ -82,25 +98,96 @@ void dumpModule(const llvm::Module &M, llvm::StringRef Ext) {
   dump("OPENHSA_DUMP_IR", M, Ext, Text);
 }
 
+namespace {
+
+/// Target machines for the host, kept between finalizations: making one,
+/// with the subtargets that optimization and code generation then build in
+/// it, cost about 2 ms a finalization. A target machine serves one
+/// compilation at a time (LLVM's are not thread-safe), so concurrent
+/// finalizations each take one of their own from the pool.
+class TargetMachinePool {
+public:
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> take() {
+    {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      if (!Free.empty()) {
+        std::unique_ptr<llvm::TargetMachine> TM = std::move(Free.back());
+        Free.pop_back();
+        return TM;
+      }
+    }
+    initializeNativeTarget();
+    const HostTarget &Host = hostTarget();
+    std::string Error;
+    const llvm::Target *T =
+        llvm::TargetRegistry::lookupTarget(Host.Triple, Error);
+    if (!T)
+      return llvm::createStringError("no LLVM target for " + Host.Triple +
+                                     ": " + Error);
+    llvm::TargetOptions Options;
+    // A kernel whose every path is undefined behaviour (a store through a
+    // register never written, say) optimizes to "unreachable": without a
+    // trap its function has no code at all, and its entry is the next
+    // function's or, alone in the object, address 0. A trap is a defined
+    // end.
+    Options.TrapUnreachable = true;
+    Options.NoTrapAfterNoreturn = false;
+    return std::unique_ptr<llvm::TargetMachine>(T->createTargetMachine(
+        Host.Triple, Host.Cpu, Host.Features, Options, llvm::Reloc::PIC_,
+        std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  }
+  void giveBack(std::unique_ptr<llvm::TargetMachine> TM) {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    if (Free.size() < MaxKept)
+      Free.push_back(std::move(TM));
+  }
+
+private:
+  static constexpr size_t MaxKept = 8;
+  std::mutex Mutex;
+  std::vector<std::unique_ptr<llvm::TargetMachine>> Free;
+};
+
+TargetMachinePool &targetMachines() {
+  // Never destroyed: finalizations may run while the process exits.
+  static TargetMachinePool *Pool = new TargetMachinePool;
+  return *Pool;
+}
+
+/// A target machine taken from the pool for one compilation.
+class PooledTargetMachine {
+public:
+  explicit PooledTargetMachine(std::unique_ptr<llvm::TargetMachine> TM)
+      : TM(std::move(TM)) {}
+  ~PooledTargetMachine() { targetMachines().giveBack(std::move(TM)); }
+  llvm::TargetMachine *get() const { return TM.get(); }
+  llvm::TargetMachine *operator->() const { return TM.get(); }
+
+private:
+  std::unique_ptr<llvm::TargetMachine> TM;
+};
+
+} // namespace
+
+const llvm::DataLayout &hostDataLayout() {
+  static const llvm::DataLayout Layout = [] {
+    auto TM = targetMachines().take();
+    if (!TM) { // No target for the host: compileToObject says why.
+      llvm::consumeError(TM.takeError());
+      return llvm::DataLayout("");
+    }
+    PooledTargetMachine Pooled(std::move(*TM));
+    return Pooled->createDataLayout();
+  }();
+  return Layout;
+}
+
 llvm::Expected<std::vector<uint8_t>> compileToObject(llvm::Module &M) {
-  initializeNativeTarget();
+  auto Taken = targetMachines().take();
+  if (!Taken)
+    return Taken.takeError();
+  PooledTargetMachine TM(std::move(*Taken));
   const HostTarget &Host = hostTarget();
-  std::string Error;
-  const llvm::Target *T =
-      llvm::TargetRegistry::lookupTarget(Host.Triple, Error);
-  if (!T)
-    return llvm::createStringError("no LLVM target for " + Host.Triple + ": " +
-                                   Error);
-  llvm::TargetOptions Options;
-  // A kernel whose every path is undefined behaviour (a store through a
-  // register never written, say) optimizes to "unreachable": without a trap
-  // its function has no code at all, and its entry is the next function's
-  // or, alone in the object, address 0. A trap is a defined end.
-  Options.TrapUnreachable = true;
-  Options.NoTrapAfterNoreturn = false;
-  std::unique_ptr<llvm::TargetMachine> TM(T->createTargetMachine(
-      Host.Triple, Host.Cpu, Host.Features, Options, llvm::Reloc::PIC_,
-      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
   M.setTargetTriple(Host.Triple);
   M.setDataLayout(TM->createDataLayout());
 
@@ -115,6 +202,7 @@ llvm::Expected<std::vector<uint8_t>> compileToObject(llvm::Module &M) {
         "' is invalid: " + llvm::StringRef(Broken).rtrim().str());
 
   dumpModule(M, "lowered.ll");
+  dropUnusedFunctions(M);
   {
     llvm::LoopAnalysisManager LAM;
     llvm::FunctionAnalysisManager FAM;
@@ -125,7 +213,15 @@ llvm::Expected<std::vector<uint8_t>> compileToObject(llvm::Module &M) {
     // kernel should take <= 20 ms) for little gain in kernels.
     llvm::PipelineTuningOptions PTO;
     PTO.LoopUnrolling = false;
-    llvm::PassBuilder PB(TM.get(), PTO);
+    // With OPENHSA_LLVM_ARGS, LLVM's instrumentation (-time-passes,
+    // -print-after=...) sees the optimization pipeline too.
+    llvm::PassInstrumentationCallbacks PIC;
+    std::optional<llvm::StandardInstrumentations> SI;
+    if (std::getenv("OPENHSA_LLVM_ARGS")) {
+      SI.emplace(M.getContext(), /*DebugLogging=*/false);
+      SI->registerCallbacks(PIC, &MAM);
+    }
+    llvm::PassBuilder PB(TM.get(), PTO, std::nullopt, SI ? &PIC : nullptr);
     PB.registerModuleAnalyses(MAM);
     PB.registerCGSCCAnalyses(CGAM);
     PB.registerFunctionAnalyses(FAM);

@@ -17,6 +17,8 @@ struct HostTarget {
   std::string Features;
 };
 const HostTarget &hostTarget();
+/// The data layout of code for the host (computed once).
+const llvm::DataLayout &hostDataLayout();
 
 /// Optimizes M (O3) for the host CPU and emits a relocatable object.
 /// OPENHSA_DUMP_IR / OPENHSA_DUMP_ASM (set to a directory or "-") dump the

@@ -6,6 +6,7 @@
 #include "finalizer/RuntimeHelpers.h"
 
 #include "llvm/ExecutionEngine/JITLink/JITLinkMemoryManager.h"
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -93,8 +94,25 @@ LoadedObject::load(const CodeObject &CO,
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
   });
+  // The host's target machine builder and data layout given, and a
+  // compiler that makes a target machine only if IR is ever added (never:
+  // code objects arrive compiled): LLJIT would otherwise detect the host
+  // and build two target machines for each load.
+  const HostTarget &Host = hostTarget();
+  llvm::orc::JITTargetMachineBuilder Jtmb{llvm::Triple(Host.Triple)};
+  Jtmb.setCPU(Host.Cpu);
+  Jtmb.getFeatures() = llvm::SubtargetFeatures(Host.Features);
   auto J =
       llvm::orc::LLJITBuilder()
+          .setJITTargetMachineBuilder(std::move(Jtmb))
+          .setDataLayout(hostDataLayout())
+          .setCompileFunctionCreator(
+              [](llvm::orc::JITTargetMachineBuilder B)
+                  -> llvm::Expected<
+                      std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
+                return std::make_unique<llvm::orc::ConcurrentIRCompiler>(
+                    std::move(B));
+              })
           .setObjectLinkingLayerCreator(
               [](llvm::orc::ExecutionSession &ES, const llvm::Triple &)
                   -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {

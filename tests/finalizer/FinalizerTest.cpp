@@ -275,6 +275,38 @@ TEST(FinalizerTest, CodeObjectRoundTripAndGarbage) {
   }
 }
 
+// Finalizations share the host's target machines (a pool in
+// finalizer/Codegen.cpp; a machine serves one compilation at a time) and
+// its data layout: several at once, each twice, make the object one
+// finalization alone makes, and each loads.
+TEST(FinalizerTest, ConcurrentFinalizationsMakeTheSameObject) {
+  if (runsOnGpu())
+    GTEST_SKIP() << "host objects";
+  auto Alone = finalizeText(VectorAdd);
+  ASSERT_TRUE(bool(Alone)) << llvm::toString(Alone.takeError());
+  constexpr size_t Threads = 4, Rounds = 2;
+  std::vector<std::vector<uint8_t>> Objects(Threads * Rounds);
+  std::vector<std::string> Errors(Threads);
+  std::vector<std::thread> Running;
+  for (size_t T = 0; T < Threads; ++T)
+    Running.emplace_back([&, T] {
+      for (size_t R = 0; R < Rounds; ++R) {
+        auto P = finalizeText(VectorAdd);
+        if (!P) {
+          Errors[T] = llvm::toString(P.takeError());
+          return;
+        }
+        Objects[T * Rounds + R] = P->Code.Object;
+      }
+    });
+  for (std::thread &T : Running)
+    T.join();
+  for (size_t T = 0; T < Threads; ++T)
+    EXPECT_EQ(Errors[T], "") << "thread " << T;
+  for (size_t I = 0; I < Objects.size(); ++I)
+    EXPECT_EQ(Objects[I], Alone->Code.Object) << "finalization " << I;
+}
+
 } // namespace
 
 namespace {
