@@ -2,6 +2,7 @@
 #include "finalizer/PromoteRegisterFile.h"
 
 #include "finalizer/Lowering.h"
+#include "finalizer/RegisterFileAccesses.h"
 
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseMap.h"
@@ -157,52 +158,36 @@ bool Promoter::findStructure() {
 }
 
 bool Promoter::collectAccesses() {
-  std::map<uint64_t, unsigned> ByOffset;
-  std::function<bool(Value *, uint64_t)> Collect = [&](Value *P,
-                                                       uint64_t Offset) {
-    for (User *U : P->users()) {
-      if (auto *G = dyn_cast<GetElementPtrInst>(U)) {
-        APInt Off(64, 0);
-        if (!G->accumulateConstantOffset(DL, Off) || Off.isNegative() ||
-            !Collect(G, Offset + Off.getZExtValue()))
-          return false;
-        continue;
-      }
-      Type *Ty = nullptr;
-      if (auto *L = dyn_cast<LoadInst>(U); L && L->isSimple())
-        Ty = L->getType();
-      else if (auto *S = dyn_cast<StoreInst>(U);
-               S && S->isSimple() && S->getPointerOperand() == P)
-        Ty = S->getValueOperand()->getType();
-      if (!Ty || !(Ty->isIntegerTy() || Ty->isFloatingPointTy()))
-        return false; // The file escapes, or holds something else.
-      const uint64_t Bytes = std::max<uint64_t>(DL.getTypeStoreSize(Ty), 1);
-      auto [It, New] = ByOffset.emplace(Offset, unsigned(Slots.size()));
-      if (New) {
-        Slot S;
-        S.Offset = Offset;
-        S.Bytes = Bytes;
-        S.Ty = Ty;
-        Slots.push_back(S);
-      }
-      Slot &S = Slots[It->second];
-      if (S.Bytes != Bytes)
-        return false;
-      if (S.Ty != Ty) {
-        // A register read as an integer and as a float of its size.
-        if (S.Ty->isIntegerTy(1) || Ty->isIntegerTy(1))
-          S.Excluded = true;
-        else
-          S.Ty = Type::getIntNTy(Ctx, unsigned(Bytes * 8));
-      }
-      if (BeforeSwitch.count(cast<Instruction>(U)->getParent()))
-        S.Excluded = true;
-      Accesses.push_back({cast<Instruction>(U), It->second});
-    }
-    return true;
-  };
-  if (!Collect(File, 0))
+  std::vector<RegisterFileAccess> Found;
+  if (llvm::Error E = collectRegisterFileAccesses(File, DL, Found)) {
+    consumeError(std::move(E)); // Left as it is; the vectorizer says why.
     return false;
+  }
+  std::map<uint64_t, unsigned> ByOffset;
+  for (const RegisterFileAccess &A : Found) {
+    const uint64_t Bytes = std::max<uint64_t>(DL.getTypeStoreSize(A.Ty), 1);
+    auto [It, New] = ByOffset.emplace(A.Offset, unsigned(Slots.size()));
+    if (New) {
+      Slot S;
+      S.Offset = A.Offset;
+      S.Bytes = Bytes;
+      S.Ty = A.Ty;
+      Slots.push_back(S);
+    }
+    Slot &S = Slots[It->second];
+    if (S.Bytes != Bytes)
+      return false;
+    if (S.Ty != A.Ty) {
+      // A register read as an integer and as a float of its size.
+      if (S.Ty->isIntegerTy(1) || A.Ty->isIntegerTy(1))
+        S.Excluded = true;
+      else
+        S.Ty = Type::getIntNTy(Ctx, unsigned(Bytes * 8));
+    }
+    if (BeforeSwitch.count(A.I->getParent()))
+      S.Excluded = true;
+    Accesses.push_back({A.I, It->second});
+  }
   uint64_t End = 0;
   for (auto &[Offset, Index] : ByOffset) {
     if (Offset < End)

@@ -5,6 +5,7 @@
 
 #include "finalizer/Codegen.h"
 #include "finalizer/Lowering.h"
+#include "finalizer/RegisterFileAccesses.h"
 
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/Analysis/LoopInfo.h"
@@ -232,48 +233,23 @@ Error interleaveRegisterFile(Function &F, unsigned W, uint64_t WaveFileOffset,
         Files.push_back(CI);
   if (Files.empty())
     return Error::success();
-  struct Access {
-    Instruction *I;
-    uint64_t Offset;
-    Type *Ty;
-  };
-  std::vector<Access> Accesses;
-  std::map<uint64_t, uint64_t> Slots; // Offset -> bytes.
   const DataLayout &DL = F.getParent()->getDataLayout();
-  std::function<Error(Value *, uint64_t)> Collect =
-      [&](Value *P, uint64_t Offset) -> Error {
-    for (User *U : P->users()) {
-      if (auto *G = dyn_cast<GetElementPtrInst>(U)) {
-        APInt Off(64, 0);
-        if (!G->accumulateConstantOffset(DL, Off) || Off.isNegative())
-          return unsupported("a register file address that is not constant");
-        if (auto E = Collect(G, Offset + Off.getZExtValue()))
-          return E;
-        continue;
-      }
-      Type *Ty = nullptr;
-      if (auto *L = dyn_cast<LoadInst>(U); L && L->isSimple())
-        Ty = L->getType();
-      else if (auto *S = dyn_cast<StoreInst>(U);
-               S && S->isSimple() && S->getPointerOperand() == P)
-        Ty = S->getValueOperand()->getType();
-      if (!Ty || !(Ty->isIntegerTy() || Ty->isFloatingPointTy()) ||
-          DL.getTypeStoreSize(Ty) > 8)
-        return unsupported("a register file used otherwise than by loads "
-                           "and stores of scalars");
-      // A register is read and written as integers or floats of its size.
-      const uint64_t Bytes = std::max<uint64_t>(DL.getTypeStoreSize(Ty), 1);
-      uint64_t &Slot = Slots[Offset];
-      if (Slot && Slot != Bytes)
-        return unsupported("a register file slot accessed with two sizes");
-      Slot = Bytes;
-      Accesses.push_back({cast<Instruction>(U), Offset, Ty});
-    }
-    return Error::success();
-  };
+  std::vector<RegisterFileAccess> Accesses;
   for (CallInst *CI : Files)
-    if (auto E = Collect(CI, 0))
-      return E;
+    if (Error E = collectRegisterFileAccesses(CI, DL, Accesses))
+      return unsupported(toString(std::move(E)));
+  std::map<uint64_t, uint64_t> Slots; // Offset -> bytes.
+  for (const RegisterFileAccess &A : Accesses) {
+    if (DL.getTypeStoreSize(A.Ty) > 8)
+      return unsupported("a register file used otherwise than by loads and "
+                         "stores of scalars");
+    // A register is read and written as integers or floats of its size.
+    const uint64_t Bytes = std::max<uint64_t>(DL.getTypeStoreSize(A.Ty), 1);
+    uint64_t &Slot = Slots[A.Offset];
+    if (Slot && Slot != Bytes)
+      return unsupported("a register file slot accessed with two sizes");
+    Slot = Bytes;
+  }
   // Slots must not overlap (they never do: one per register).
   uint64_t End = 0;
   for (auto &[Offset, Bytes] : Slots) {
@@ -296,7 +272,7 @@ Error interleaveRegisterFile(Function &F, unsigned W, uint64_t WaveFileOffset,
   std::map<uint64_t, unsigned> SlotIds;
   for (auto &[Offset, Bytes] : Slots)
     SlotIds.emplace(Offset, unsigned(SlotIds.size()));
-  for (const Access &A : Accesses) {
+  for (const RegisterFileAccess &A : Accesses) {
     IRBuilder<> B(A.I);
     const uint64_t Size = std::max<uint64_t>(DL.getTypeStoreSize(A.Ty), 1);
     Type *Stored = B.getIntNTy(unsigned(Size * 8));
