@@ -130,7 +130,7 @@ bool Promoter::findStructure() {
       return false;
   }
   for (BasicBlock &BB : F)
-    if (auto *R = dyn_cast<ReturnInst>(BB.getTerminator())) {
+    if (auto *R = dyn_cast_or_null<ReturnInst>(BB.getTerminator())) {
       auto *K = dyn_cast_or_null<ConstantInt>(R->getReturnValue());
       if (!K)
         return false;
