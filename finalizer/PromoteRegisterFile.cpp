@@ -309,15 +309,7 @@ void Promoter::rewrite() {
     }
     A.I->eraseFromParent();
   }
-  // The old accesses' address arithmetic.
-  for (bool Changed = true; Changed;) {
-    Changed = false;
-    for (Instruction &I : make_early_inc_range(instructions(F)))
-      if (isa<GetElementPtrInst>(I) && I.use_empty()) {
-        I.eraseFromParent();
-        Changed = true;
-      }
-  }
+  eraseUnusedRegisterAddresses(F); // The old accesses' address arithmetic.
   DominatorTree DT(F);
   PromoteMemToReg(Homes, DT);
 }

@@ -1,6 +1,7 @@
 //===- finalizer/RegisterFileAccesses.cpp - A resumable body's registers --===//
 #include "finalizer/RegisterFileAccesses.h"
 
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 
 namespace openhsa::finalizer {
@@ -42,6 +43,18 @@ llvm::Error
 collectRegisterFileAccesses(llvm::Value *File, const llvm::DataLayout &DL,
                             std::vector<RegisterFileAccess> &Accesses) {
   return collectAt(File, 0, DL, Accesses);
+}
+
+void eraseUnusedRegisterAddresses(llvm::Function &F) {
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (llvm::Instruction &I :
+         llvm::make_early_inc_range(llvm::instructions(F)))
+      if (llvm::isa<llvm::GetElementPtrInst>(I) && I.use_empty()) {
+        I.eraseFromParent();
+        Changed = true;
+      }
+  }
 }
 
 } // namespace openhsa::finalizer

@@ -11,6 +11,7 @@
 #define OPENHSA_FINALIZER_REGISTERFILEACCESSES_H
 
 #include "llvm/IR/DataLayout.h"
+#include "llvm/IR/Function.h"
 #include "llvm/IR/Instruction.h"
 #include "llvm/Support/Error.h"
 
@@ -33,6 +34,10 @@ struct RegisterFileAccess {
 llvm::Error
 collectRegisterFileAccesses(llvm::Value *File, const llvm::DataLayout &DL,
                             std::vector<RegisterFileAccess> &Accesses);
+
+/// Erases F's getelementptrs that nothing uses (left by rewriting the
+/// accesses), including chains of them.
+void eraseUnusedRegisterAddresses(llvm::Function &F);
 
 } // namespace openhsa::finalizer
 

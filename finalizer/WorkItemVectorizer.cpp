@@ -299,14 +299,7 @@ Error interleaveRegisterFile(Function &F, unsigned W, uint64_t WaveFileOffset,
     A.I->eraseFromParent();
   }
   // The offsets' GEPs and the per-work-item file are unused now.
-  for (bool Changed = true; Changed;) {
-    Changed = false;
-    for (Instruction &I : make_early_inc_range(instructions(F)))
-      if (isa<GetElementPtrInst>(I) && I.use_empty()) {
-        I.eraseFromParent();
-        Changed = true;
-      }
-  }
+  eraseUnusedRegisterAddresses(F);
   for (CallInst *CI : Files) {
     if (!CI->use_empty())
       return unsupported("internal: the register file is still used");
