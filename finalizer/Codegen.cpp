@@ -15,6 +15,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/Scalar/LoopUnrollPass.h"
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
@@ -208,9 +209,11 @@ llvm::Expected<std::vector<uint8_t>> compileToObject(llvm::Module &M) {
     llvm::FunctionAnalysisManager FAM;
     llvm::CGSCCAnalysisManager CGAM;
     llvm::ModuleAnalysisManager MAM;
-    // No loop unrolling: the vectorizer still interleaves, and unrolled
-    // remainder loops doubled code generation time (finalizing a small
-    // kernel should take <= 20 ms) for little gain in kernels.
+    // No partial or runtime loop unrolling: the vectorizer still
+    // interleaves, and unrolled remainder loops doubled code generation
+    // time (finalizing a small kernel should take <= 20 ms) for little gain
+    // in kernels. Loops of a few iterations known at compile time (a tile's
+    // 16 k-steps) are unrolled in full, below.
     llvm::PipelineTuningOptions PTO;
     PTO.LoopUnrolling = false;
     // With OPENHSA_LLVM_ARGS, LLVM's instrumentation (-time-passes,
@@ -232,6 +235,15 @@ llvm::Expected<std::vector<uint8_t>> compileToObject(llvm::Module &M) {
     PB.registerPeepholeEPCallback(
         [](llvm::FunctionPassManager &FPM, llvm::OptimizationLevel) {
           FPM.addPass(IntegerAddressesPass());
+        });
+    // Full unrolling of loops whose trip count is a small constant, where
+    // the pipeline would run it with unrolling on (PTO.LoopUnrolling off
+    // leaves it only for loops a pragma asks for): the loop's counter and
+    // branch cost as much as a tile's fma.
+    PB.registerLateLoopOptimizationsEPCallback(
+        [](llvm::LoopPassManager &LPM, llvm::OptimizationLevel Level) {
+          LPM.addPass(llvm::LoopFullUnrollPass(Level.getSpeedupLevel(),
+                                               /*OnlyWhenForced=*/false));
         });
     // Work-item loops whose bounds check holds for the whole group run a
     // copy without it, which vectorizes without masks.

@@ -90,6 +90,16 @@ void defineQueries(llvm::Module &M) {
   };
   defineQuery(M, query::RegisterFile, AtOffset);
   defineQuery(M, query::WaveRegisterFile, AtOffset);
+  // The group's shared registers: in the block of its first work-item,
+  // whatever work-item asks.
+  defineQuery(M, query::GroupRegisterFile,
+              [&](llvm::IRBuilder<> &B, llvm::Function *F) -> llvm::Value * {
+                return B.CreateGEP(B.getInt8Ty(),
+                                   contextField(B, F->getArg(0),
+                                                offsetof(Ctx, private_base),
+                                                B.getPtrTy()),
+                                   B.CreateZExt(F->getArg(1), B.getInt64Ty()));
+              });
   auto WiArray = [&](unsigned Field) {
     return [=](llvm::IRBuilder<> &B, llvm::Function *F) -> llvm::Value * {
       llvm::Value *D = clampDim(B, F->getArg(1));
@@ -251,8 +261,60 @@ void emitWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX, llvm::Value *Count,
   llvm::SmallVector<llvm::Constant *, 16> Lanes;
   for (unsigned L = 0; L < W; ++L)
     Lanes.push_back(B.getInt32(L));
-  Call(Whole, B.CreateICmpULT(llvm::ConstantVector::get(Lanes),
-                              B.CreateVectorSplat(W, Rest), "tail.mask"));
+  // Rest is at least 1: lane 0 is on, and saying so as a constant lets
+  // the body's checks that only lane 0 needs fold away.
+  Call(Whole,
+       B.CreateInsertElement(B.CreateICmpULT(llvm::ConstantVector::get(Lanes),
+                                             B.CreateVectorSplat(W, Rest)),
+                             B.getTrue(), uint64_t(0), "tail.mask"));
+  B.CreateBr(Done);
+  B.SetInsertPoint(Done);
+}
+
+/// The X loop of a vectorized resumable kernel with a copy of its body per
+/// region: as emitWaveLoop, but Call(Mask) calls the body for the wave
+/// whose X id it stored and returns whether the row's later waves have
+/// nothing to do up to the next barrier; the row then ends there.
+template <typename CallFn>
+void emitRowWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX,
+                     llvm::Value *Count, unsigned W, CallFn Call) {
+  llvm::LLVMContext &C = B.getContext();
+  llvm::Function *F = B.GetInsertBlock()->getParent();
+  llvm::Value *Whole = B.CreateAnd(Count, B.getInt32(~(W - 1)));
+  llvm::BasicBlock *Pre = B.GetInsertBlock();
+  auto *Head = llvm::BasicBlock::Create(C, "wave.body", F);
+  auto *Full = llvm::BasicBlock::Create(C, "wave.exit", F);
+  auto *Tail = llvm::BasicBlock::Create(C, "wave.tail", F);
+  auto *Done = llvm::BasicBlock::Create(C, "wave.done", F);
+  B.CreateCondBr(B.CreateICmpULT(B.getInt32(0), Whole), Head, Full);
+  B.SetInsertPoint(Head);
+  llvm::PHINode *X = B.CreatePHI(B.getInt32Ty(), 2, "wave");
+  X->addIncoming(B.getInt32(0), Pre);
+  B.CreateStore(X, LocalX);
+  llvm::Value *RowDone = Call(
+      llvm::ConstantInt::getTrue(llvm::FixedVectorType::get(B.getInt1Ty(), W)));
+  llvm::Value *Next = B.CreateAdd(X, B.getInt32(W), "", true, true);
+  llvm::BasicBlock *Latch = B.GetInsertBlock();
+  X->addIncoming(Next, Latch);
+  B.CreateCondBr(
+      B.CreateAnd(B.CreateNot(RowDone), B.CreateICmpULT(Next, Whole)), Head,
+      Full);
+  B.SetInsertPoint(Full);
+  llvm::PHINode *Stop = B.CreatePHI(B.getInt1Ty(), 2, "row.done");
+  Stop->addIncoming(B.getFalse(), Pre);
+  Stop->addIncoming(RowDone, Latch);
+  B.CreateCondBr(B.CreateAnd(B.CreateNot(Stop), B.CreateICmpNE(Count, Whole)),
+                 Tail, Done);
+  B.SetInsertPoint(Tail);
+  B.CreateStore(Whole, LocalX);
+  llvm::SmallVector<llvm::Constant *, 16> Lanes;
+  for (unsigned L = 0; L < W; ++L)
+    Lanes.push_back(B.getInt32(L));
+  // At least one lane remains: lane 0 is on (see emitWaveLoop).
+  Call(B.CreateInsertElement(
+      B.CreateICmpULT(llvm::ConstantVector::get(Lanes),
+                      B.CreateVectorSplat(W, B.CreateSub(Count, Whole))),
+      B.getTrue(), uint64_t(0), "tail.mask"));
   B.CreateBr(Done);
   B.SetInsertPoint(Done);
 }
@@ -321,7 +383,8 @@ void inlineVectorBody(llvm::Function *F, llvm::Function *VecBody) {
 /// operations, wavebarrier), runs groups whose rows are not whole waves.
 llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
                                        llvm::Function *VecBody,
-                                       llvm::Function *FlatBody, unsigned W) {
+                                       llvm::Function *FlatBody, unsigned W,
+                                       uint64_t GroupFileOffset) {
   llvm::LLVMContext &C = M.getContext();
   auto *PtrTy = llvm::PointerType::get(C, 0);
   auto *I32 = llvm::Type::getInt32Ty(C);
@@ -465,30 +528,80 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
     // finished early (only a debugtrap can make them, barriers being
     // uniform) do not end the group for the others.
     llvm::IRBuilder<> AtEntry(&F->getEntryBlock(), F->getEntryBlock().begin());
-    auto EmitRegions = [&](llvm::Value *const Loops[3], auto Row) {
+    // Each region gets work-item loops of its own, around a copy of the
+    // body whose resume point is a constant: once inlined, a copy keeps
+    // only its region's code, with no dispatch on the resume point per wave
+    // or work-item, and what the region computes alike for every wave is
+    // hoisted out of its loops. Past RegionCopiesMax barriers one copy
+    // serves all, resuming where its argument says (finalization time).
+    constexpr unsigned RegionCopiesMax = 16;
+    const bool CopyPerRegion = K.Barriers < RegionCopiesMax;
+    // After every wave ran a region, the group's shared registers as its
+    // waves wrote them are those the next region reads (SlotBaseMarker in
+    // WorkItemVectorizer.cpp).
+    auto PassGroupRegisters = [&](uint64_t Bytes) {
+      if (!Bytes)
+        return;
+      llvm::Value *File = B.CreateConstGEP1_64(
+          B.getInt8Ty(),
+          contextField(B, Wi, offsetof(Ctx, private_base), B.getPtrTy()),
+          GroupFileOffset);
+      B.CreateMemCpy(File, llvm::Align(1),
+                     B.CreateConstGEP1_64(B.getInt8Ty(), File, Bytes),
+                     llvm::Align(1), Bytes);
+    };
+    auto EmitRegions = [&](llvm::Value *const Loops[3], uint64_t GroupBytes,
+                           auto Row) {
       llvm::Value *NextSlot = AtEntry.CreateAlloca(I32); // mem2reg'd.
       llvm::BasicBlock *Pre = B.GetInsertBlock();
       auto *Region = llvm::BasicBlock::Create(C, "region", F);
+      auto *Latch = llvm::BasicBlock::Create(C, "region.latch", F);
       auto *Done = llvm::BasicBlock::Create(C, "done", F);
       B.CreateBr(Region);
       B.SetInsertPoint(Region);
       llvm::PHINode *Resume = B.CreatePHI(I32, 2, "resume");
       Resume->addIncoming(B.getInt32(0), Pre);
-      B.CreateStore(B.getInt32(-1), NextSlot);
-      auto Stopped = [&](llvm::Value *R) {
+      // A wave stopped at barrier R (-1: finished). Vectorized rows' bodies
+      // also say whether the row's later waves have nothing to do
+      // (RowDoneBias): the result.
+      auto Stopped = [&](llvm::Value *R) -> llvm::Value * {
+        llvm::Value *RowDone = B.CreateICmpSGE(R, B.getInt32(RowDoneBias - 1));
+        R = B.CreateSelect(RowDone, B.CreateSub(R, B.getInt32(RowDoneBias)), R);
         B.CreateStore(B.CreateSelect(B.CreateICmpEQ(R, B.getInt32(-1)),
                                      B.CreateLoad(I32, NextSlot), R),
                       NextSlot);
+        return RowDone;
       };
-      emitLoop(B, Loops[2], "z", [&](llvm::Value *Z) {
-        B.CreateStore(Z, LocalPtr(2));
-        emitLoop(B, Loops[1], "y", [&](llvm::Value *Y) {
-          B.CreateStore(Y, LocalPtr(1));
-          Row(Z, Y, Resume, Stopped);
+      auto RunRegion = [&](llvm::Value *At) {
+        B.CreateStore(B.getInt32(-1), NextSlot);
+        emitLoop(B, Loops[2], "z", [&](llvm::Value *Z) {
+          B.CreateStore(Z, LocalPtr(2));
+          emitLoop(B, Loops[1], "y", [&](llvm::Value *Y) {
+            B.CreateStore(Y, LocalPtr(1));
+            Row(Z, Y, At, Stopped);
+          });
         });
-      });
+        PassGroupRegisters(GroupBytes);
+        B.CreateBr(Latch);
+      };
+      if (CopyPerRegion) {
+        // The resume points are 0 to Barriers; any other value is the end
+        // (there is none).
+        llvm::SwitchInst *Dispatch =
+            B.CreateSwitch(Resume, Done, K.Barriers + 1);
+        for (unsigned At = 0; At <= K.Barriers; ++At) {
+          auto *Run = llvm::BasicBlock::Create(C, "region." + llvm::Twine(At),
+                                               F, Latch);
+          Dispatch->addCase(B.getInt32(At), Run);
+          B.SetInsertPoint(Run);
+          RunRegion(B.getInt32(At));
+        }
+      } else {
+        RunRegion(Resume);
+      }
+      B.SetInsertPoint(Latch);
       llvm::Value *Next = B.CreateLoad(I32, NextSlot);
-      Resume->addIncoming(Next, B.GetInsertBlock());
+      Resume->addIncoming(Next, Latch);
       B.CreateCondBr(B.CreateICmpEQ(Next, B.getInt32(-1)), Done, Region);
       B.SetInsertPoint(Done);
       B.CreateRetVoid();
@@ -503,15 +616,23 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
     auto WaveRow = [&](llvm::Value *, llvm::Value *, llvm::Value *Resume,
                        auto Stopped) {
       // Waves of W work-items, each keeping its registers in a register
-      // file of its own, lane by lane (WorkItemVectorizer.h).
-      emitMaskedWaveLoop(B, LocalPtr(0), Current[0], W, [&](llvm::Value *Mask) {
-        Stopped(B.CreateCall(VecBody, {Kernarg, Wi, Resume, Mask}));
-      });
+      // file of its own, lane by lane (WorkItemVectorizer.h). With a copy
+      // per region, whole waves run a copy whose mask is a constant, as in
+      // kernels without barriers; else one masked copy serves every wave.
+      if (CopyPerRegion)
+        emitRowWaveLoop(B, LocalPtr(0), Current[0], W, [&](llvm::Value *Mask) {
+          return Stopped(B.CreateCall(VecBody, {Kernarg, Wi, Resume, Mask}));
+        });
+      else
+        emitMaskedWaveLoop(
+            B, LocalPtr(0), Current[0], W, [&](llvm::Value *Mask) {
+              Stopped(B.CreateCall(VecBody, {Kernarg, Wi, Resume, Mask}));
+            });
     };
     if (!VecBody) {
-      EmitRegions(Current, ScalarRow);
+      EmitRegions(Current, 0, ScalarRow);
     } else if (!FlatBody) {
-      EmitRegions(Current, WaveRow);
+      EmitRegions(Current, groupRegisterBytes(*VecBody), WaveRow);
       inlineVectorBody(F, VecBody);
     } else {
       auto *Rows = llvm::BasicBlock::Create(C, "rows", F);
@@ -520,14 +641,15 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
       B.SetInsertPoint(Flat);
       // One sweep of flat waves per region: the Z and Y loops run once.
       llvm::Value *One[3] = {B.getInt32(1), B.getInt32(1), B.getInt32(1)};
-      EmitRegions(One, [&](llvm::Value *, llvm::Value *, llvm::Value *Resume,
-                           auto Stopped) {
-        emitFlatWaveLoop(B, Local, Current, W, [&](llvm::Value *Mask) {
-          Stopped(B.CreateCall(FlatBody, {Kernarg, Wi, Resume, Mask}));
-        });
-      });
+      EmitRegions(
+          One, groupRegisterBytes(*FlatBody),
+          [&](llvm::Value *, llvm::Value *, llvm::Value *Resume, auto Stopped) {
+            emitFlatWaveLoop(B, Local, Current, W, [&](llvm::Value *Mask) {
+              Stopped(B.CreateCall(FlatBody, {Kernarg, Wi, Resume, Mask}));
+            });
+          });
       B.SetInsertPoint(Rows);
-      EmitRegions(Current, WaveRow);
+      EmitRegions(Current, groupRegisterBytes(*VecBody), WaveRow);
       inlineVectorBody(F, VecBody);
       inlineVectorBody(F, FlatBody);
     }
@@ -567,6 +689,7 @@ llvm::Error buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
       promoteRegisterFile(*K.Body);
   // Vectorize while the queries are still calls the vectorizer recognizes.
   std::vector<llvm::Function *> VecBodies, FlatBodies;
+  std::vector<uint64_t> GroupFileOffsets;
   const llvm::DataLayout &DL = M.getDataLayout();
   const llvm::StructLayout *SL =
       DL.getStructLayout(workItemType(M.getContext()));
@@ -575,41 +698,70 @@ llvm::Error buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
   for (size_t Index = 0; Index < Program.Kernels.size(); ++Index) {
     LoweredKernel &K = Program.Kernels[Index];
     llvm::Function *V = nullptr, *Flat = nullptr;
+    uint64_t GroupFileOffset = 0;
     // A kernel that uses cross-lane operations or wavebarrier runs in
     // HSAIL's wavefronts, whose width the lowering used: vectorized, or not
     // at all (work-items run one at a time are no wavefront).
     const bool Waves = WavefrontSize > 1 && usesWavefronts(*K.Body);
-    const unsigned W = Waves         ? WavefrontSize
-                       : VectorWidth ? VectorWidth
-                                     : kernelVectorWidth(*K.Body);
+    unsigned W = Waves         ? WavefrontSize
+                 : VectorWidth ? VectorWidth
+                               : kernelVectorWidth(*K.Body);
+    VectorizeStats KStats;
+    const uint32_t LoweredPrivate = K.Symbol.PrivateSegmentSize;
+    // Vectorizes at width W; V null and the reason in ScalarReason if not.
+    auto Vectorize = [&] {
+      // A wave's register file follows its first work-item's private
+      // data: each work-item's block grows by W register files, and by two
+      // more where the group shares registers (the group's copies, in its
+      // first work-item's block).
+      State.WaveRegisterFileOffset = (uint64_t(LoweredPrivate) + 63) / 64 * 64;
+      State.GroupRegisterFileOffset =
+          State.WaveRegisterFileOffset + uint64_t(W) * K.RegisterFileSize;
+      const uint64_t Grown =
+          State.GroupRegisterFileOffset + 2 * K.RegisterFileSize;
+      if (K.UsesBarrier && Grown > UINT32_MAX) {
+        K.Symbol.ScalarReason = "its waves' register files are too large";
+        return;
+      }
+      KStats = VectorizeStats{};
+      auto R = vectorizeWorkItemBody(*K.Body, W, State, &KStats);
+      if (!R) {
+        K.Symbol.ScalarReason = llvm::toString(R.takeError());
+        return;
+      }
+      V = *R;
+      K.Symbol.ScalarReason.clear();
+      K.Symbol.PrivateSegmentSize = LoweredPrivate;
+      if (K.UsesBarrier && K.RegisterFileSize)
+        K.Symbol.PrivateSegmentSize = uint32_t(
+            groupRegisterBytes(*V) ? Grown : State.GroupRegisterFileOffset);
+      GroupFileOffset = State.GroupRegisterFileOffset;
+    };
     if (W <= 1)
       K.Symbol.ScalarReason = "vectorization is off";
     else if (K.Scheduled)
       K.Symbol.ScalarReason = "work-items wait at fbarriers";
-    else {
-      // A wave's register file follows its first work-item's private
-      // data: each work-item's block grows by W register files.
-      State.WaveRegisterFileOffset =
-          (uint64_t(K.Symbol.PrivateSegmentSize) + 63) / 64 * 64;
-      const uint64_t Grown =
-          State.WaveRegisterFileOffset + uint64_t(W) * K.RegisterFileSize;
-      if (K.UsesBarrier && Grown > UINT32_MAX)
-        K.Symbol.ScalarReason = "its waves' register files are too large";
-      else if (auto R = vectorizeWorkItemBody(
-                   *K.Body, W, State, Stats ? &(*Stats)[Index] : nullptr)) {
-        V = *R;
-        if (Waves) {
-          if (auto RF = vectorizeWorkItemBody(*K.Body, W, State, nullptr,
-                                              WaveLayout::Flat))
-            Flat = *RF;
-          else
-            K.Symbol.ScalarReason = llvm::toString(RF.takeError());
-        }
-        if (K.UsesBarrier && K.RegisterFileSize)
-          K.Symbol.PrivateSegmentSize = uint32_t(Grown);
-      } else
-        K.Symbol.ScalarReason = llvm::toString(R.takeError());
+    else
+      Vectorize();
+    // Gathers in a loop that lanes leave at different iterations (a
+    // search, a walk through a table) wait on memory one wave at a time:
+    // a wave twice as wide keeps twice as many in flight. Only where the
+    // width is the finalizer's choice.
+    if (V && !Waves && !VectorWidth && KStats.LoopGathers && W * 2 <= 64) {
+      V->eraseFromParent();
+      V = nullptr;
+      W *= 2;
+      Vectorize();
     }
+    if (V && Waves) {
+      if (auto RF = vectorizeWorkItemBody(*K.Body, W, State, nullptr,
+                                          WaveLayout::Flat))
+        Flat = *RF;
+      else
+        K.Symbol.ScalarReason = llvm::toString(RF.takeError());
+    }
+    if (Stats)
+      (*Stats)[Index] = V ? KStats : VectorizeStats{};
     if (Waves && (!V || !Flat))
       return brig::makeBrigError(
           K.Module, "hsa_code", K.Offset,
@@ -622,13 +774,14 @@ llvm::Error buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
     K.Symbol.VectorWidth = V ? W : 1;
     VecBodies.push_back(V);
     FlatBodies.push_back(Flat);
+    GroupFileOffsets.push_back(GroupFileOffset);
   }
   defineQueries(M);
   for (size_t I = 0; I < Program.Kernels.size(); ++I)
     Program.Kernels[I].Symbol.EntrySymbol =
-        buildWorkGroupFunction(M, Program.Kernels[I], VecBodies[I],
-                               FlatBodies[I],
-                               Program.Kernels[I].Symbol.VectorWidth)
+        buildWorkGroupFunction(
+            M, Program.Kernels[I], VecBodies[I], FlatBodies[I],
+            Program.Kernels[I].Symbol.VectorWidth, GroupFileOffsets[I])
             ->getName()
             .str();
   keepNullAccesses(M); // The work-group functions and queries defined here.

@@ -432,6 +432,7 @@ llvm::Expected<LoweredKernel> KernelLowering::run() {
 
   Result.Body = F;
   Result.RegisterFileSize = RegisterFileSize;
+  Result.Barriers = unsigned(Resumes.size());
   Result.Symbol.Name = Name.str();
   Result.Module = B.name().str();
   Result.Offset = K.Offset;

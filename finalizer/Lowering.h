@@ -30,6 +30,9 @@ struct LoweredKernel {
   std::string Module;
   uint32_t Offset = 0;
   bool UsesBarrier = false;
+  /// A resumable kernel's barriers: Body resumes after barrier k (1 to
+  /// Barriers) when its resume argument is k, and at its start with 0.
+  unsigned Barriers = 0;
   /// Bytes of registers a resumable kernel keeps across barriers, at the
   /// RegisterFile query's address.
   uint64_t RegisterFileSize = 0;
@@ -74,6 +77,11 @@ inline constexpr const char *RegisterFile =
 // (finalizer/WorkItemVectorizer.h).
 inline constexpr const char *WaveRegisterFile =
     "openhsa.waveregisterfile"; // (wi, i32 offset) -> ptr
+// The register slots a vectorized resumable body's waves share (registers
+// that hold the same value in every work-item of the group), at the offset
+// given in the private block of the group's first work-item.
+inline constexpr const char *GroupRegisterFile =
+    "openhsa.groupregisterfile"; // (wi, i32 offset) -> ptr
 // Sizes of the group segment and of a work-item's private block, the
 // dispatch's queue, the worker running the group and the highest worker
 // number (LowerSystem.cpp).

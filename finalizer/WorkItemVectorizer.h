@@ -46,6 +46,12 @@ struct WorkItemStateLayout {
   /// Where, in the private block of a wave's first work-item, the wave's
   /// register file starts (a resumable body's registers, W times over).
   uint64_t WaveRegisterFileOffset = 0;
+  /// Where, in the private block of the group's first work-item, the
+  /// registers the group's waves share are: two copies of the scalar
+  /// register file, the one read (as the region started) and the one
+  /// written (for the next region), which the work-group function copies
+  /// over the first after each region (groupRegisterBytes).
+  uint64_t GroupRegisterFileOffset = 0;
 };
 
 /// How the lanes of a wave map to work-items.
@@ -71,10 +77,21 @@ struct VectorizeStats {
   /// Loads and stores of registers kept across barriers (the wave's
   /// register file).
   unsigned RegisterFile = 0;
+  /// Registers kept across barriers whose value is the same in every
+  /// work-item of the group: one copy for the group, not one per wave.
+  unsigned GroupRegisters = 0;
+  /// Varying ifs entered only by work-items whose X id is below a bound the
+  /// group shares (`if (lx < s)`): once a whole wave is past the bound, the
+  /// later waves of its row skip the region if they have nothing else to
+  /// do (RowDoneBias).
+  unsigned BoundedIfs = 0;
+  /// Gathers in loops that lanes leave at different iterations.
+  unsigned LoopGathers = 0;
 };
 
 /// "N uniform, N consecutive (N checked), N gathers or scatters, N lane by
-/// lane; N register file accesses".
+/// lane; N register file accesses" (and, where there are any, "N registers
+/// shared by the group, N ifs bounded by the X id").
 std::string describe(const VectorizeStats &S);
 
 /// Lanes per vector on this host for 32-bit elements: 16 with AVX-512, 8
@@ -102,6 +119,19 @@ bool vectorizationEnabled();
 llvm::Expected<llvm::Function *> vectorizeWorkItemBody(
     llvm::Function &S, unsigned W, const WorkItemStateLayout &State,
     VectorizeStats *Stats = nullptr, WaveLayout Layout = WaveLayout::Rows);
+
+/// Bytes of the group's register copy that the work-group function must
+/// copy after each region of vectorized body V (0: V shares no register
+/// across its waves): from GroupRegisterFileOffset + bytes to
+/// GroupRegisterFileOffset.
+uint64_t groupRegisterBytes(const llvm::Function &V);
+
+/// The results of a vectorized resumable body (WaveLayout::Rows) at or
+/// above this value say that the waves after it in its row have nothing to
+/// do up to the next barrier (they would only skip the code guarded by a
+/// condition like `X id < n`, which no later lane meets): the result is
+/// then this much above the barrier's (or -1's).
+constexpr int32_t RowDoneBias = 0x40000000;
 
 /// Whether F, or a function it calls, uses the query::Wave* functions:
 /// its wavefronts must run in lockstep.

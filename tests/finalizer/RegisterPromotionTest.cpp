@@ -202,6 +202,24 @@ TEST(RegisterPromotionTest, BarrierKernelsKeepTheirVectorAccesses) {
   }
 }
 
+// The two benchmark kernels keep their uniform loop counters once per group
+// (the reduction's stride, the tile's first k), and the reduction's ifs on
+// `lx < stride` and `lx == 0` let the waves past the bound skip a region.
+TEST(RegisterPromotionTest, BarrierKernelsShareRegistersAndSkipIdleWaves) {
+  for (const char *Name : {"sgemm_tiled.hsail", "reduction.hsail"}) {
+    SCOPED_TRACE(Name);
+    auto L = lower(benchmarkKernel(Name));
+    ASSERT_TRUE(L);
+    std::vector<finalizer::VectorizeStats> Stats;
+    ASSERT_FALSE(bool(finalizer::buildCpuWorkGroupFunctions(*L->M, L->Program,
+                                                            16, 1, &Stats)));
+    EXPECT_GE(Stats.at(0).GroupRegisters, 1u) << describe(Stats[0]);
+    if (std::string(Name) == "reduction.hsail") {
+      EXPECT_EQ(Stats[0].BoundedIfs, 2u) << describe(Stats[0]);
+    }
+  }
+}
+
 // A body that is not resumable (no barrier) has no register file to
 // promote: it is left alone.
 TEST(RegisterPromotionTest, BodiesWithoutBarriersAreLeftAlone) {

@@ -838,4 +838,72 @@ kernel &poly(kernarg_u64 %out)
   EXPECT_EQ(Q->kernel("&collatz")->VectorWidth, Host);
 }
 
+// A loop that lanes leave at different iterations and that gathers (a
+// lower-bound search in a sorted table) waits on memory: the finalizer's
+// own choice of width is twice the host's, for twice the gathers in flight.
+TEST(VectorizeTest, WidthDoublesForGathersInDivergentLoops) {
+  if (runsOnGpu())
+    GTEST_SKIP() << "widths of the CPU's work-item vectorizer";
+  if (!openhsa::finalizer::vectorizationEnabled())
+    GTEST_SKIP() << "OPENHSA_VECTORIZE=0";
+  const char *Search = R"(
+module &m:1:0:$full:$large:$default;
+kernel &search(kernarg_u64 %table, kernarg_u64 %out, kernarg_u32 %size)
+{
+	workitemabsid_u32	$s0, 0;
+	ld_kernarg_align(8)_width(all)_u64	$d2, [%table];
+	mul_u32	$s2, $s0, 7;
+	mov_b32	$s3, 0;
+	ld_kernarg_align(4)_width(all)_u32	$s4, [%size];
+@loop:
+	cmp_ge_b1_u32	$c1, $s3, $s4;
+	cbr_b1	$c1, @found;
+	add_u32	$s5, $s3, $s4;
+	shr_u32	$s5, $s5, 1;
+	cvt_u64_u32	$d3, $s5;
+	shl_u64	$d3, $d3, 2;
+	add_u64	$d3, $d2, $d3;
+	ld_global_u32	$s6, [$d3];
+	cmp_lt_b1_u32	$c2, $s6, $s2;
+	cbr_b1	$c2, @right;
+	mov_b32	$s4, $s5;
+	br	@loop;
+@right:
+	add_u32	$s3, $s5, 1;
+	br	@loop;
+@found:
+	cvt_u64_u32	$d0, $s0;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d4, [%out];
+	add_u64	$d4, $d4, $d0;
+	st_global_u32	$s3, [$d4];
+	ret;
+};
+)";
+  auto P = finalizeText(Search);
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  const unsigned Host = openhsa::finalizer::hostVectorWidth();
+  EXPECT_EQ(P->kernel("&search")->VectorWidth,
+            Host * 2 <= 64 ? Host * 2 : Host);
+  std::vector<uint32_t> Table(1000);
+  for (uint32_t I = 0; I < Table.size(); ++I)
+    Table[I] = I * 5 + (I % 3);
+  const uint32_t N = 300;
+  std::vector<uint32_t> Out(N, ~0u);
+  struct {
+    const uint32_t *Table;
+    uint32_t *Out;
+    uint32_t Size;
+  } Args{Table.data(), Out.data(), uint32_t(Table.size())};
+  Grid G;
+  G.Size[0] = N;
+  G.WorkGroup[0] = 100;
+  runKernel(*P, "&search", G, &Args);
+  for (uint32_t X = 0; X < N; ++X)
+    ASSERT_EQ(Out[X],
+              uint32_t(std::lower_bound(Table.begin(), Table.end(), X * 7) -
+                       Table.begin()))
+        << X;
+}
+
 } // namespace

@@ -1,0 +1,295 @@
+//===- finalizer/VectorizerImpl.h - Inside the vectorizer -------*- C++ -*-===//
+//
+// The parts of the work-item vectorizer (finalizer/WorkItemVectorizer.h),
+// one file each, share this: the class that vectorizes one body, and the
+// markers and layouts they pass between them.
+//   WorkItemVectorizer.cpp  preparation, the register file's layout, run()
+//   VectorizerAnalysis.cpp  varying values, strides, the shapes masks need
+//   VectorizerWiden.cpp     masks, branches, widening, the finishing touches
+//   VectorizerGroup.cpp     what the waves of a group share, and the waves of
+//                           a row that have nothing to do
+// Internal to finalizer/: nothing else includes it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OPENHSA_FINALIZER_VECTORIZERIMPL_H
+#define OPENHSA_FINALIZER_VECTORIZERIMPL_H
+
+#include "finalizer/WorkItemVectorizer.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/PostDominators.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/Module.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <utility>
+#include <vector>
+
+namespace openhsa::finalizer::vectorizer {
+
+using namespace llvm;
+
+inline Error unsupported(const Twine &Why) { return createStringError(Why); }
+
+inline bool isQuery(const Function *Callee, const char *Name) {
+  return Callee && Callee->getName() == Name;
+}
+
+/// Whether a call has effects beyond its result, so that each lane must
+/// make it.
+inline bool hasEffects(const CallInst &CI) { return !CI.doesNotAccessMemory(); }
+
+inline Type *vectorOf(Type *T, unsigned W) {
+  return FixedVectorType::get(T, W);
+}
+
+/// Whether BB ends in a conditional branch on a value IsVar says varies.
+bool branchesOn(const BasicBlock *BB, function_ref<bool(const Value *)> IsVar);
+
+/// `i64 (i32 slot)`: the lane's index in the wave, 0 to W-1, for the
+/// address of register file slot `slot`; only in bodies being vectorized
+/// (the register file's layout below). Where the slot turns out uniform it
+/// is 0: the wave keeps one copy, in lane 0's place.
+inline constexpr const char *LaneMarker = "openhsa.vectorizer.lane";
+
+/// `ptr (i32 slot, i1 store)`: where register file slot `slot`'s copies
+/// start, for a load (false) or a store (true); only in bodies being
+/// vectorized. finish() puts the address: the wave's file (per wave, lane
+/// by lane), or for a slot the whole group shares the group's file, whose
+/// loads read the copy the group had at the region's start and whose
+/// stores write the copy it passes on (see findGroupSharedSlots).
+inline constexpr const char *SlotBaseMarker = "openhsa.vectorizer.slotbase";
+
+/// Where a body vectorized in rows tells the work-group function that its
+/// register file has slots the group shares (a function attribute whose
+/// value is the bytes to copy after each region: CpuTarget.cpp).
+inline constexpr const char *GroupRegistersAttr = "openhsa-group-registers";
+
+/// The stores to each register file slot (interleaveRegisterFile).
+using SlotStores = std::vector<std::pair<StoreInst *, unsigned>>;
+
+/// The register file as the vectorizer lays it out (interleaveRegisterFile).
+struct RegisterFileLayout {
+  Value *Wave = nullptr;  // The wave's file (query::WaveRegisterFile).
+  Value *Group = nullptr; // The group's (query::GroupRegisterFile).
+  uint64_t Bytes = 0;     // The scalar file's size: one copy of each slot.
+  std::vector<uint64_t> SlotOffsets; // Each slot's offset in the file.
+  std::vector<unsigned> SlotBytes;
+  /// Offsets of registers that a region may load after storing them (all
+  /// of them where Unknown).
+  std::set<uint64_t> ReadAfterWritten;
+  bool Unknown = false;
+};
+
+/// An extension of a value whose lanes step by Step: the lanes stay
+/// consecutive after it only if none wraps around in the narrower type,
+/// which is tested at run time on lane 0's value.
+struct WrapCheck {
+  Value *Narrow;
+  int64_t Step;
+  bool Signed;
+};
+
+/// How a varying integer or pointer changes from lane to lane: lane L holds
+/// lane 0's value + L * Step, provided the Checks hold.
+struct LaneStride {
+  int64_t Step = 0;
+  SmallVector<WrapCheck, 1> Checks;
+};
+
+/// One per-lane copy of an instruction, to run only if its lane is active.
+struct LaneOp {
+  Instruction *Inst;
+  Value *LaneActive;
+};
+
+/// A consecutive access whose lanes may have wrapped: run Fast if Cond
+/// holds, else Slow (a gather or scatter).
+struct CheckedAccess {
+  Value *Cond;
+  Instruction *Fast, *Slow;
+};
+
+class Vectorizer {
+public:
+  Vectorizer(Function &F, unsigned W, const WorkItemStateLayout &State,
+             SlotStores RegisterStores, RegisterFileLayout File,
+             WaveLayout Layout)
+      : F(F), W(W), Layout(Layout), State(State),
+        RegisterStores(std::move(RegisterStores)), File(std::move(File)),
+        Ctx(F.getContext()), DL(F.getParent()->getDataLayout()),
+        Active(F.getArg(F.arg_size() - 1)), WorkItem(F.getArg(1)) {}
+  Error run();
+  const VectorizeStats &stats() const { return Stats; }
+
+private:
+  // Analysis.
+  Error checkInstructions();
+  void findVarying();
+  bool computeVarying(Instruction &I);
+  /// Blocks every lane that entered the body runs (no varying branch or
+  /// loop exit decides whether they do).
+  DenseSet<const BasicBlock *> wholeWaveBlocks() const;
+  /// Register slots whose every store is of a uniform value in a block
+  /// the whole wave runs stay uniform: one copy per wave.
+  void findVaryingSlots();
+  bool isVarying(const Value *V) const { return Varying.count(V); }
+  bool isDivergent(const BasicBlock *BB) const;
+  /// Blocks every lane (every work-item of the group) that entered the body
+  /// runs, where a branch or loop exit on a value IsVar says varies decides
+  /// who runs the others.
+  DenseSet<const BasicBlock *>
+  wholeBlocks(function_ref<bool(const Value *)> IsVar) const;
+  /// Whether a branch on a value IsVar says varies decides which of P's
+  /// incoming edges a lane (work-item) comes by.
+  bool mergesLanes(const PHINode &P,
+                   function_ref<bool(const Value *)> IsVar) const;
+
+  // What the waves of a group share (WaveLayout::Rows, resumable bodies).
+  /// Values that may differ between the group's waves: the varying ones,
+  /// and those computed from Y and Z ids, cross-lane operations, a wave's
+  /// own register slots...
+  bool computeGroupVarying(Instruction &I);
+  /// Register slots whose every store is of a value the same in every
+  /// work-item of the group, in a block the whole group runs, and that no
+  /// load of the same region reads after a store: each wave's copy would
+  /// hold the same value, so the group keeps one (two: see SlotBaseMarker).
+  void findGroupSharedSlots();
+  bool isGroupVarying(const Value *V) const { return GroupVarying.count(V); }
+  /// Whether I changes anything the group's other waves or later regions
+  /// could see, besides a store of a register slot the group shares.
+  bool hasVisibleEffect(const Instruction &I) const;
+  /// Whether the waves after this one in its row have nothing to do up to
+  /// the next barrier (RowDoneBias): this wave's lanes were all on, it did
+  /// nothing another wave could see (besides storing registers the group
+  /// shares), and a later wave would take the same path. Varying if-thens
+  /// that only work-items whose X id is below a bound the whole group
+  /// shares enter (`if (lx < s)`), a later wave skips too once this one is
+  /// past the bound.
+  void findRowSkips();
+  void emitRowSkips();
+  struct RowSkip {
+    BasicBlock *If, *Join;
+    Value *X;
+    CmpInst::Predicate Done; // X0 Done Bound: later waves have nothing to do.
+    Value *Bound;
+  };
+  std::vector<RowSkip> RowSkips;
+  /// Blocks (run: Join null) or varying ifs (skipped: the edge to Join)
+  /// after which a later wave of the row might do what this one did not;
+  /// for an if of RowSkips, unless the wave is past its bound.
+  struct MayDifferAt {
+    BasicBlock *At, *Join;
+    const RowSkip *Bounded;
+  };
+  std::vector<MayDifferAt> MayDiffer;
+  DenseSet<const Value *> GroupVarying;
+  DenseSet<unsigned> GroupSharedSlots;
+  /// Whether P's lanes may come from different incoming edges (a divergent
+  /// join, or the exit of a loop lanes leave at different iterations).
+  bool mergesLanes(const PHINode &P) const;
+  /// Whether BB ends in its loop's back edge (and the loop's exit).
+  bool isLatchBranch(const BasicBlock *BB) const;
+  /// The block a varying if-then at BB joins at; nullptr for latches and
+  /// uniform branches.
+  BasicBlock *divergentJoin(const BasicBlock *BB) const;
+  std::optional<LaneStride> strideOf(Value *V);
+  /// Lane Lane's value of V, computed with scalar instructions at B.
+  Value *scalarAt(Value *V, unsigned Lane, IRBuilder<> &B);
+  /// Whether S's wrap checks hold (nullptr: always; false: never).
+  Value *noWrap(const LaneStride &S, IRBuilder<> &B);
+  /// Whether a consecutive access at Ptr, lanes a stride S apart, may be
+  /// one vector access under Mask: noWrap, or (group segment) lane 0 on.
+  Value *consecutiveHolds(Value *Ptr, const LaneStride &S, Value *Mask,
+                          IRBuilder<> &B);
+  Error checkShape();
+
+  // Masks.
+  Value *maskOf(BasicBlock *BB); // A stand-in until buildMasks.
+  Value *edgeMask(BasicBlock *P, BasicBlock *S);
+  void buildMasks();
+  void rewriteBranches();
+
+  // Widening.
+  Value *vec(Value *V);
+  Value *splat(Value *V, IRBuilder<> &B);
+  Error widen(Instruction &I);
+  Error widenCall(CallInst &CI, IRBuilder<> &B);
+  Error widenLoad(LoadInst &L, IRBuilder<> &B);
+  Error widenStore(StoreInst &S, IRBuilder<> &B);
+  Error widenPhi(PHINode &P, IRBuilder<> &B);
+  Value *laneByLane(Instruction &I, IRBuilder<> &B,
+                    SmallVectorImpl<Instruction *> *Copies = nullptr);
+  Error widenCmpXchg(Instruction &I, IRBuilder<> &B);
+  Value *laneWorkItem(IRBuilder<> &B, unsigned Lane);
+  Value *laneIds();
+  /// WaveLayout::Flat: the lanes' X, Y and Z ids, computed at the entry.
+  std::array<Value *, 3> &flatIds();
+  std::array<Value *, 3> FlatIds{};
+  /// The cross-lane queries (query::Wave*) that stay uniform: ballots and
+  /// wave barriers, once the masks they read exist.
+  void lowerUniformWaveQueries();
+  void guardLaneOps();
+  Error finish();
+
+  Function &F;
+  unsigned W;
+  WaveLayout Layout;
+  WorkItemStateLayout State;
+  SlotStores RegisterStores;
+  RegisterFileLayout File; // The wave's register file, if any.
+  DenseSet<unsigned> VaryingSlots;
+  DenseSet<const BasicBlock *> WholeWave;
+  /// Whether P points into the wave's or the group's register file, which
+  /// nothing but the body's own register loads and stores reaches.
+  bool isRegisterFile(const Value *P) const {
+    if (!File.Wave)
+      return false;
+    const Value *U = getUnderlyingObject(P);
+    auto *CI = dyn_cast<CallInst>(U);
+    return U == File.Wave || U == File.Group ||
+           (CI && isQuery(CI->getCalledFunction(), SlotBaseMarker));
+  }
+  /// The slot a register file marker (LaneMarker, SlotBaseMarker) is for.
+  static unsigned slotOf(const CallInst &Marker) {
+    return unsigned(cast<ConstantInt>(Marker.getArgOperand(0))->getZExtValue());
+  }
+  void scopeRegisterFile();
+  LLVMContext &Ctx;
+  const DataLayout &DL;
+  Value *Active, *WorkItem;
+  DominatorTree DT;
+  PostDominatorTree PDT;
+  LoopInfo LI;
+  std::vector<BasicBlock *> RPO;
+
+  DenseSet<const Value *> Varying;
+  DenseSet<const Instruction *> KeepScalar; // Varying, but the scalar stays.
+  DenseMap<Value *, std::optional<LaneStride>> Strides;
+  DenseMap<Value *, Value *> Vec, Splats;
+  DenseMap<BasicBlock *, Instruction *> StandInMasks;
+  DenseMap<BasicBlock *, Value *> Masks;
+  DenseMap<std::pair<BasicBlock *, BasicBlock *>, Value *> EdgeMasks;
+  DenseMap<Loop *, Value *> LoopEntryMasks;
+  std::vector<std::pair<PHINode *, PHINode *>> PendingPhis;
+  std::vector<LaneOp> LaneOps;
+  std::vector<CheckedAccess> CheckedAccesses;
+  std::vector<Instruction *> Replaced;
+  std::vector<Value *> LaneWorkItems;
+  Value *LaneIdVector = nullptr;
+  VectorizeStats Stats;
+};
+
+} // namespace openhsa::finalizer::vectorizer
+
+#endif

@@ -1,0 +1,773 @@
+//===- finalizer/VectorizerWiden.cpp - Masks and vector code --------------===//
+#include "finalizer/VectorizerImpl.h"
+
+#include "finalizer/Lowering.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/Analysis/VectorUtils.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/MDBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+
+namespace openhsa::finalizer::vectorizer {
+
+//===----------------------------------------------------------------------===//
+// Masks
+//===----------------------------------------------------------------------===//
+
+Value *Vectorizer::maskOf(BasicBlock *BB) {
+  if (Value *M = Masks.lookup(BB))
+    return M;
+  Instruction *&P = StandInMasks[BB];
+  if (!P)
+    P = new FreezeInst(PoisonValue::get(Active->getType()), "mask",
+                       BB->getFirstInsertionPt());
+  return P;
+}
+
+/// The lanes that go from P to S.
+Value *Vectorizer::edgeMask(BasicBlock *P, BasicBlock *S) {
+  if (!isDivergent(P))
+    return maskOf(P);
+  auto Key = std::make_pair(P, S);
+  if (Value *M = EdgeMasks.lookup(Key))
+    return M;
+  auto *Br = cast<BranchInst>(P->getTerminator());
+  Loop *L = LI.getLoopFor(P);
+  if (isLatchBranch(P) && S != L->getHeader())
+    return LoopEntryMasks.lookup(L); // All lanes that entered leave.
+  if (divergentJoin(P) == S)
+    return maskOf(P);
+  IRBuilder<> B(Br);
+  Value *Cond = vec(Br->getCondition());
+  if (Br->getSuccessor(0) != S)
+    Cond = B.CreateNot(Cond);
+  Value *M = B.CreateAnd(maskOf(P), Cond, "edge.mask");
+  EdgeMasks[Key] = M;
+  return M;
+}
+
+void Vectorizer::buildMasks() {
+  std::vector<std::pair<PHINode *, Loop *>> Headers;
+  for (BasicBlock *BB : RPO) {
+    Value *M = nullptr;
+    Loop *L = LI.getLoopFor(BB);
+    if (BB == &F.getEntryBlock()) {
+      M = Active;
+    } else if (L && L->getHeader() == BB) {
+      auto *Phi = PHINode::Create(Active->getType(), 2, "loop.mask",
+                                  BB->getFirstNonPHIIt());
+      Value *Entry = edgeMask(L->getLoopPredecessor(), BB);
+      Phi->addIncoming(Entry, L->getLoopPredecessor());
+      LoopEntryMasks[L] = Entry;
+      Headers.push_back({Phi, L});
+      M = Phi;
+    } else {
+      // The join of a varying branch runs under the branch's mask.
+      for (BasicBlock *P : predecessors(BB))
+        if (divergentJoin(P) == BB)
+          M = Masks.lookup(P);
+      if (!M) {
+        if (BasicBlock *P = BB->getSinglePredecessor()) {
+          M = edgeMask(P, BB);
+        } else {
+          auto *Phi = PHINode::Create(Active->getType(), pred_size(BB),
+                                      "join.mask", BB->getFirstNonPHIIt());
+          for (BasicBlock *P : predecessors(BB))
+            Phi->addIncoming(edgeMask(P, BB), P);
+          M = Phi;
+        }
+      }
+    }
+    Masks[BB] = M; // BB's stand-in is replaced below.
+  }
+  for (auto &[Phi, L] : Headers)
+    Phi->addIncoming(edgeMask(L->getLoopLatch(), L->getHeader()),
+                     L->getLoopLatch());
+  for (auto &[BB, P] : StandInMasks) {
+    P->replaceAllUsesWith(Masks[BB]);
+    P->eraseFromParent();
+  }
+  StandInMasks.clear();
+}
+
+/// A varying if-then enters its region when any lane does; a loop whose
+/// exit varies goes round while any lane stays in it.
+void Vectorizer::rewriteBranches() {
+  for (BasicBlock *BB : RPO) {
+    if (!isDivergent(BB))
+      continue;
+    auto *Br = cast<BranchInst>(BB->getTerminator());
+    BasicBlock *Taken, *Other;
+    if (isLatchBranch(BB)) {
+      Taken = LI.getLoopFor(BB)->getHeader();
+      Other = Br->getSuccessor(0) == Taken ? Br->getSuccessor(1)
+                                           : Br->getSuccessor(0);
+    } else {
+      Other = divergentJoin(BB);
+      Taken = Br->getSuccessor(0) == Other ? Br->getSuccessor(1)
+                                           : Br->getSuccessor(0);
+    }
+    IRBuilder<> B(Br);
+    Value *Any = B.CreateOrReduce(edgeMask(BB, Taken));
+    Br->setCondition(Any);
+    if (Br->getSuccessor(0) != Taken)
+      Br->swapSuccessors();
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Widening
+//===----------------------------------------------------------------------===//
+
+Value *Vectorizer::splat(Value *V, IRBuilder<> &B) {
+  if (auto *C = dyn_cast<Constant>(V))
+    return ConstantVector::getSplat(ElementCount::getFixed(W), C);
+  Value *&S = Splats[V];
+  if (!S) {
+    IRBuilder<> At(Ctx);
+    if (auto *I = dyn_cast<Instruction>(V))
+      At.SetInsertPoint(*I->getInsertionPointAfterDef());
+    else
+      At.SetInsertPoint(F.getEntryBlock().getFirstInsertionPt());
+    S = At.CreateVectorSplat(W, V);
+  }
+  return S;
+}
+
+Value *Vectorizer::vec(Value *V) {
+  if (isVarying(V)) {
+    Value *R = Vec.lookup(V);
+    assert(R && "varying value used before it was widened");
+    return R;
+  }
+  IRBuilder<> B(Ctx);
+  return splat(V, B);
+}
+
+/// <0, 1, ..., W-1>.
+Value *Vectorizer::laneIds() {
+  if (!LaneIdVector) {
+    SmallVector<Constant *, 16> Ids;
+    for (unsigned L = 0; L < W; ++L)
+      Ids.push_back(ConstantInt::get(Type::getInt32Ty(Ctx), L));
+    LaneIdVector = ConstantVector::get(Ids);
+  }
+  return LaneIdVector;
+}
+
+/// A copy of the work-item state whose local X id is lane Lane's.
+Value *Vectorizer::laneWorkItem(IRBuilder<> &B, unsigned Lane) {
+  if (LaneWorkItems.empty()) {
+    IRBuilder<> E(&*F.getEntryBlock().getFirstInsertionPt());
+    for (unsigned L = 0; L < W; ++L) {
+      auto *Copy = E.CreateAlloca(ArrayType::get(E.getInt8Ty(), State.Size),
+                                  nullptr, "wi.lane");
+      Copy->setAlignment(Align(8));
+      LaneWorkItems.push_back(Copy);
+    }
+  }
+  Value *Copy = LaneWorkItems[Lane];
+  B.CreateMemCpy(Copy, Align(8), WorkItem, Align(8), State.Size);
+  if (Layout == WaveLayout::Flat) {
+    std::array<Value *, 3> &Ids = flatIds();
+    for (unsigned D = 0; D < 3; ++D)
+      B.CreateStore(B.CreateExtractElement(Ids[D], Lane),
+                    B.CreateConstGEP1_64(B.getInt8Ty(), Copy,
+                                         State.LocalXOffset + 4 * D));
+    return Copy;
+  }
+  Value *XPtr =
+      B.CreateConstGEP1_64(B.getInt8Ty(), WorkItem, State.LocalXOffset);
+  Value *X = B.CreateLoad(B.getInt32Ty(), XPtr);
+  B.CreateStore(B.CreateAdd(X, B.getInt32(Lane)),
+                B.CreateConstGEP1_64(B.getInt8Ty(), Copy, State.LocalXOffset));
+  return Copy;
+}
+
+std::array<Value *, 3> &Vectorizer::flatIds() {
+  if (FlatIds[0])
+    return FlatIds;
+  // Lane 0's ids and the current group size give lane 0's current
+  // flattened id; lane L's is L more.
+  IRBuilder<> E(&*F.getEntryBlock().getFirstInsertionPt());
+  Module &M = *F.getParent();
+  auto Query = [&](const char *Name, unsigned D) {
+    return E.CreateCall(M.getOrInsertFunction(Name, E.getInt32Ty(),
+                                              E.getPtrTy(), E.getInt32Ty()),
+                        {WorkItem, E.getInt32(D)});
+  };
+  Value *X0 = Query(query::WorkItemId, 0), *Y0 = Query(query::WorkItemId, 1),
+        *Z0 = Query(query::WorkItemId, 2);
+  Value *SX = Query(query::CurrentWorkGroupSize, 0),
+        *SY = Query(query::CurrentWorkGroupSize, 1);
+  Value *Flat0 =
+      E.CreateAdd(X0, E.CreateMul(SX, E.CreateAdd(Y0, E.CreateMul(SY, Z0))));
+  Value *Flat = E.CreateAdd(E.CreateVectorSplat(W, Flat0), laneIds(), "flat");
+  Value *VX = E.CreateVectorSplat(W, SX), *VY = E.CreateVectorSplat(W, SY);
+  Value *Row = E.CreateUDiv(Flat, VX);
+  FlatIds = {E.CreateURem(Flat, VX, "wi.x"), E.CreateURem(Row, VY, "wi.y"),
+             E.CreateUDiv(Row, VY, "wi.z")};
+  return FlatIds;
+}
+
+void Vectorizer::lowerUniformWaveQueries() {
+  for (Instruction &I : make_early_inc_range(instructions(F))) {
+    auto *CI = dyn_cast<CallInst>(&I);
+    if (!CI)
+      continue;
+    if (isQuery(CI->getCalledFunction(), query::WaveBarrier)) {
+      // The lanes run in lockstep: every access before it is done for all
+      // of them before any access after it.
+      CI->eraseFromParent();
+    } else if (isQuery(CI->getCalledFunction(), query::WaveBallot)) {
+      // The lanes that reach this block and whose bit is set, lane L at
+      // bit L.
+      IRBuilder<> B(CI);
+      Value *Bits =
+          B.CreateAnd(vec(CI->getArgOperand(1)), maskOf(CI->getParent()));
+      Value *Ballot = B.CreateZExt(B.CreateBitCast(Bits, B.getIntNTy(W)),
+                                   CI->getType(), "ballot");
+      CI->replaceAllUsesWith(Ballot);
+      CI->eraseFromParent();
+    }
+  }
+}
+
+/// Runs I once per lane (the copies are guarded by their lane's bit later)
+/// and returns the lanes' results as a vector (nullptr for void).
+Value *Vectorizer::laneByLane(Instruction &I, IRBuilder<> &B,
+                              SmallVectorImpl<Instruction *> *Copies) {
+  Value *Mask = maskOf(I.getParent());
+  Value *Result = I.getType()->isVoidTy() || Copies
+                      ? nullptr
+                      : PoisonValue::get(vectorOf(I.getType(), W));
+  for (unsigned L = 0; L < W; ++L) {
+    Instruction *Copy = I.clone();
+    for (Use &U : Copy->operands()) {
+      if (isVarying(U.get()))
+        U.set(B.CreateExtractElement(vec(U.get()), L));
+      else if (U.get() == WorkItem && isa<CallInst>(I))
+        U.set(laneWorkItem(B, L));
+    }
+    Value *Bit = B.CreateExtractElement(Mask, L);
+    B.Insert(Copy);
+    LaneOps.push_back({Copy, Bit});
+    if (Copies)
+      Copies->push_back(Copy);
+    if (Result)
+      Result = B.CreateInsertElement(Result, Copy, L);
+  }
+  return Result;
+}
+
+/// cmpxchg yields {value, success}: each lane's, through the extractvalues
+/// that read them.
+Error Vectorizer::widenCmpXchg(Instruction &I, IRBuilder<> &B) {
+  SmallVector<Instruction *, 16> Copies;
+  laneByLane(I, B, &Copies);
+  for (User *U : I.users()) {
+    auto *EV = dyn_cast<ExtractValueInst>(U);
+    if (!EV || EV->getNumIndices() != 1)
+      return unsupported("cmpxchg's result used whole");
+    IRBuilder<> At(EV);
+    Value *R = PoisonValue::get(vectorOf(EV->getType(), W));
+    for (unsigned L = 0; L < W; ++L)
+      R = At.CreateInsertElement(
+          R, At.CreateExtractValue(Copies[L], EV->getIndices()), L);
+    Vec[EV] = R;
+    Replaced.push_back(EV);
+  }
+  return Error::success();
+}
+
+Error Vectorizer::widenCall(CallInst &CI, IRBuilder<> &B) {
+  Function *Callee = CI.getCalledFunction();
+  if (isQuery(Callee, query::WorkItemId) && Layout == WaveLayout::Flat) {
+    std::array<Value *, 3> &Ids = flatIds();
+    Value *D = CI.getArgOperand(1);
+    if (auto *C = dyn_cast<ConstantInt>(D)) {
+      Vec[&CI] = Ids[std::min<uint64_t>(C->getZExtValue(), 2)];
+    } else {
+      Value *Is1 = B.CreateICmpEQ(D, B.getInt32(1));
+      Value *Is2 = B.CreateICmpEQ(D, B.getInt32(2));
+      Vec[&CI] =
+          B.CreateSelect(Is2, Ids[2], B.CreateSelect(Is1, Ids[1], Ids[0]));
+    }
+    return Error::success();
+  }
+  if (isQuery(Callee, query::WaveLaneId)) {
+    Vec[&CI] = laneIds();
+    return Error::success();
+  }
+  if (isQuery(Callee, query::WaveShuffle32) ||
+      isQuery(Callee, query::WaveShuffle64)) {
+    // Each lane reads the value of the lane it names (in 0..W-1, which
+    // the lowering ensures); inactive lanes' values are read as they are.
+    Value *Values = vec(CI.getArgOperand(1));
+    Value *From = CI.getArgOperand(2);
+    Value *R = PoisonValue::get(vectorOf(CI.getType(), W));
+    for (unsigned L = 0; L < W; ++L) {
+      Value *Lane =
+          isVarying(From) ? B.CreateExtractElement(vec(From), L) : From;
+      R = B.CreateInsertElement(R, B.CreateExtractElement(Values, Lane), L);
+    }
+    Vec[&CI] = R;
+    return Error::success();
+  }
+  if (isQuery(Callee, query::WorkItemId)) {
+    // Lane L is the work-item L further along X; other dimensions agree.
+    KeepScalar.insert(&CI);
+    B.SetInsertPoint(*CI.getInsertionPointAfterDef());
+    Value *X = B.CreateAdd(splat(&CI, B), laneIds(), "wi.x");
+    auto *D = dyn_cast<ConstantInt>(CI.getArgOperand(1));
+    if (!D)
+      X = B.CreateSelect(B.CreateICmpEQ(CI.getArgOperand(1), B.getInt32(0)), X,
+                         splat(&CI, B));
+    Vec[&CI] = X;
+    return Error::success();
+  }
+  if (isQuery(Callee, LaneMarker)) {
+    Vec[&CI] = B.CreateZExt(laneIds(), vectorOf(B.getInt64Ty(), W));
+    return Error::success();
+  }
+  if (isQuery(Callee, query::PrivateBase)) {
+    // Private blocks follow each other in flat id order.
+    KeepScalar.insert(&CI);
+    B.SetInsertPoint(*CI.getInsertionPointAfterDef());
+    Module &M = *F.getParent();
+    FunctionCallee SizeQuery = M.getOrInsertFunction(
+        query::PrivateSegmentSize, B.getInt32Ty(), B.getPtrTy());
+    Value *Size =
+        B.CreateZExt(B.CreateCall(SizeQuery, {WorkItem}), B.getInt64Ty());
+    Value *Offsets =
+        B.CreateMul(B.CreateZExt(laneIds(), vectorOf(B.getInt64Ty(), W)),
+                    B.CreateVectorSplat(W, Size));
+    Vec[&CI] = B.CreateGEP(B.getInt8Ty(), splat(&CI, B), Offsets, "private");
+    return Error::success();
+  }
+  Intrinsic::ID ID =
+      Callee ? Callee->getIntrinsicID() : Intrinsic::not_intrinsic;
+  if (ID != Intrinsic::not_intrinsic && isTriviallyVectorizable(ID)) {
+    SmallVector<Value *, 4> Args;
+    SmallVector<Type *, 2> Tys;
+    if (isVectorIntrinsicWithOverloadTypeAtArg(ID, -1))
+      Tys.push_back(vectorOf(CI.getType(), W));
+    for (unsigned A = 0; A < CI.arg_size(); ++A) {
+      Value *Op = CI.getArgOperand(A);
+      if (isVectorIntrinsicWithScalarOpAtArg(ID, A)) {
+        if (isVarying(Op))
+          return unsupported("a varying scalar operand of " +
+                             Callee->getName());
+        Args.push_back(Op);
+      } else {
+        Args.push_back(vec(Op));
+      }
+      if (isVectorIntrinsicWithOverloadTypeAtArg(ID, A))
+        Tys.push_back(Args.back()->getType());
+    }
+    Function *VF = Intrinsic::getDeclaration(F.getParent(), ID, Tys);
+    CallInst *R = B.CreateCall(VF, Args);
+    R->copyFastMathFlags(&CI);
+    Vec[&CI] = R;
+    return Error::success();
+  }
+  if (Value *R = laneByLane(CI, B))
+    Vec[&CI] = R;
+  return Error::success();
+}
+
+/// Whether lanes a stride S apart access consecutive elements of Ty (once
+/// S's wrap checks hold).
+static bool consecutive(std::optional<LaneStride> S, Type *Ty,
+                        const DataLayout &DL) {
+  if (!S || S->Step <= 0)
+    return false;
+  return DL.getTypeStoreSize(Ty) == DL.getTypeAllocSize(Ty) &&
+         static_cast<uint64_t>(S->Step) == DL.getTypeStoreSize(Ty);
+}
+
+Error Vectorizer::widenLoad(LoadInst &L, IRBuilder<> &B) {
+  if (!L.isSimple()) {
+    ++Stats.LaneByLane;
+    Vec[&L] = laneByLane(L, B);
+    return Error::success();
+  }
+  Type *VT = vectorOf(L.getType(), W);
+  Value *Mask = maskOf(L.getParent());
+  Value *Ptrs = vec(L.getPointerOperand());
+  auto S = strideOf(L.getPointerOperand());
+  if (!consecutive(S, L.getType(), DL)) {
+    ++Stats.GatherScatter;
+    for (Loop *In = LI.getLoopFor(L.getParent()); In; In = In->getParentLoop())
+      if (BasicBlock *Latch = In->getLoopLatch(); Latch && isDivergent(Latch)) {
+        ++Stats.LoopGathers;
+        break;
+      }
+    Vec[&L] = B.CreateMaskedGather(VT, Ptrs, L.getAlign(), Mask);
+    return Error::success();
+  }
+  Value *First = scalarAt(L.getPointerOperand(), 0, B);
+  if (isRegisterFile(L.getPointerOperand())) {
+    // Every lane's slot exists: no mask needed.
+    ++Stats.RegisterFile;
+    Vec[&L] = B.CreateAlignedLoad(VT, First, L.getAlign());
+    return Error::success();
+  }
+  Value *Cond = consecutiveHolds(L.getPointerOperand(), *S, Mask, B);
+  if (!Cond) {
+    ++Stats.Consecutive;
+    Vec[&L] = B.CreateMaskedLoad(VT, First, L.getAlign(), Mask);
+    return Error::success();
+  }
+  if (auto *C = dyn_cast<ConstantInt>(Cond)) { // Known either way.
+    ++(C->isOne() ? Stats.Consecutive : Stats.GatherScatter);
+    Vec[&L] = C->isOne() ? B.CreateMaskedLoad(VT, First, L.getAlign(), Mask)
+                         : B.CreateMaskedGather(VT, Ptrs, L.getAlign(), Mask);
+    return Error::success();
+  }
+  ++Stats.Consecutive;
+  ++Stats.Checked;
+  auto *Fast =
+      cast<Instruction>(B.CreateMaskedLoad(VT, First, L.getAlign(), Mask));
+  auto *Slow =
+      cast<Instruction>(B.CreateMaskedGather(VT, Ptrs, L.getAlign(), Mask));
+  CheckedAccesses.push_back({Cond, Fast, Slow});
+  Vec[&L] = Fast; // The merge replaces Fast's uses (guardLaneOps).
+  return Error::success();
+}
+
+Error Vectorizer::widenStore(StoreInst &St, IRBuilder<> &B) {
+  if (!St.isSimple()) {
+    ++Stats.LaneByLane;
+    laneByLane(St, B);
+    return Error::success();
+  }
+  Value *Val = vec(St.getValueOperand());
+  Value *Mask = maskOf(St.getParent());
+  Value *Ptrs = vec(St.getPointerOperand());
+  auto S = strideOf(St.getPointerOperand());
+  // Scatters store in lane order, so the last active lane's value is the
+  // one left where lanes share an address.
+  if (!consecutive(S, St.getValueOperand()->getType(), DL)) {
+    ++Stats.GatherScatter;
+    B.CreateMaskedScatter(Val, Ptrs, St.getAlign(), Mask);
+    return Error::success();
+  }
+  Value *First = scalarAt(St.getPointerOperand(), 0, B);
+  if (isRegisterFile(St.getPointerOperand())) {
+    ++Stats.RegisterFile;
+    if (WholeWave.count(St.getParent()))
+      // Lanes that are off have no work-item, or are past the row's end:
+      // their slots are theirs alone and hold nothing live.
+      B.CreateAlignedStore(Val, First, St.getAlign());
+    else
+      B.CreateMaskedStore(Val, First, St.getAlign(), Mask);
+    return Error::success();
+  }
+  Value *Cond = consecutiveHolds(St.getPointerOperand(), *S, Mask, B);
+  if (!Cond) {
+    ++Stats.Consecutive;
+    B.CreateMaskedStore(Val, First, St.getAlign(), Mask);
+    return Error::success();
+  }
+  if (auto *C = dyn_cast<ConstantInt>(Cond)) { // Known either way.
+    ++(C->isOne() ? Stats.Consecutive : Stats.GatherScatter);
+    if (C->isOne())
+      B.CreateMaskedStore(Val, First, St.getAlign(), Mask);
+    else
+      B.CreateMaskedScatter(Val, Ptrs, St.getAlign(), Mask);
+    return Error::success();
+  }
+  ++Stats.Consecutive;
+  ++Stats.Checked;
+  auto *Fast =
+      cast<Instruction>(B.CreateMaskedStore(Val, First, St.getAlign(), Mask));
+  auto *Slow =
+      cast<Instruction>(B.CreateMaskedScatter(Val, Ptrs, St.getAlign(), Mask));
+  CheckedAccesses.push_back({Cond, Fast, Slow});
+  return Error::success();
+}
+
+Error Vectorizer::widenPhi(PHINode &P, IRBuilder<> &B) {
+  BasicBlock *BB = P.getParent();
+  // An exit of a loop whose exit varies: each lane's value from the
+  // iteration it left in, kept in an accumulator across iterations.
+  if (BasicBlock *Pred = BB->getSinglePredecessor()) {
+    Loop *L = LI.getLoopFor(Pred);
+    if (L && !L->contains(BB) && isLatchBranch(Pred) && isDivergent(Pred)) {
+      BasicBlock *Header = L->getHeader();
+      auto *Acc = PHINode::Create(vectorOf(P.getType(), W), 2, "lane.exit",
+                                  Header->getFirstNonPHIIt());
+      IRBuilder<> AtLatch(Pred->getTerminator());
+      // Lanes leaving now: those at the latch that do not go round.
+      Value *Staying = edgeMask(Pred, Header);
+      Value *Now = AtLatch.CreateAnd(maskOf(Pred), AtLatch.CreateNot(Staying));
+      Value *Next = AtLatch.CreateSelect(Now, vec(P.getIncomingValue(0)), Acc);
+      Acc->addIncoming(PoisonValue::get(Acc->getType()),
+                       L->getLoopPredecessor());
+      Acc->addIncoming(Next, Pred);
+      Vec[&P] = Next;
+      return Error::success();
+    }
+  }
+  auto *VP = PHINode::Create(vectorOf(P.getType(), W), P.getNumIncomingValues(),
+                             P.getName(), BB->getFirstNonPHIIt());
+  PendingPhis.push_back({&P, VP});
+  Vec[&P] = VP;
+  // The join of a varying branch: lanes that took the region have its
+  // value, the others the branch block's.
+  for (BasicBlock *Pred : predecessors(BB)) {
+    if (divergentJoin(Pred) != BB)
+      continue;
+    auto *Br = cast<BranchInst>(Pred->getTerminator());
+    BasicBlock *Region =
+        Br->getSuccessor(0) == BB ? Br->getSuccessor(1) : Br->getSuccessor(0);
+    Value *Took = edgeMask(Pred, Region);
+    IRBuilder<> AtJoin(&*BB->getFirstInsertionPt());
+    Vec[&P] =
+        AtJoin.CreateSelect(Took, VP, vec(P.getIncomingValueForBlock(Pred)));
+    break;
+  }
+  return Error::success();
+}
+
+Error Vectorizer::widen(Instruction &I) {
+  IRBuilder<> B(&I);
+  Replaced.push_back(&I);
+  if (auto *P = dyn_cast<PHINode>(&I))
+    return widenPhi(*P, B);
+  if (auto *CI = dyn_cast<CallInst>(&I))
+    return widenCall(*CI, B);
+  if (auto *A = dyn_cast<AllocaInst>(&I)) {
+    // The lanes' copies side by side: lane L's at L * size.
+    auto St = strideOf(A);
+    uint64_t Size = St && St->Step > 0 ? uint64_t(St->Step) : 1;
+    auto *Lanes =
+        B.CreateAlloca(ArrayType::get(B.getInt8Ty(), Size * W),
+                       A->getAddressSpace(), nullptr, A->getName() + ".lanes");
+    Lanes->setAlignment(A->getAlign());
+    Value *Offsets = B.CreateMul(
+        B.CreateZExt(laneIds(), vectorOf(B.getInt64Ty(), W)),
+        ConstantVector::getSplat(ElementCount::getFixed(W), B.getInt64(Size)));
+    Vec[&I] = B.CreateGEP(B.getInt8Ty(), Lanes, Offsets);
+    return Error::success();
+  }
+  if (auto *L = dyn_cast<LoadInst>(&I))
+    return widenLoad(*L, B);
+  if (auto *S = dyn_cast<StoreInst>(&I))
+    return widenStore(*S, B);
+  if (isa<AtomicRMWInst>(I)) {
+    Vec[&I] = laneByLane(I, B);
+    return Error::success();
+  }
+  if (isa<AtomicCmpXchgInst>(I))
+    return widenCmpXchg(I, B);
+  if (auto *EV = dyn_cast<ExtractValueInst>(&I);
+      EV && isa<AtomicCmpXchgInst>(EV->getAggregateOperand()))
+    return Error::success(); // Widened with the cmpxchg.
+  if (auto *BO = dyn_cast<BinaryOperator>(&I)) {
+    Value *A = vec(BO->getOperand(0)), *C = vec(BO->getOperand(1));
+    switch (BO->getOpcode()) {
+    case Instruction::UDiv:
+    case Instruction::SDiv:
+    case Instruction::URem:
+    case Instruction::SRem:
+      // Lanes that are off must not trap (x86 divides lane by lane).
+      C = B.CreateSelect(maskOf(I.getParent()), C,
+                         ConstantInt::get(C->getType(), 1));
+      break;
+    default:
+      break;
+    }
+    Value *R = B.CreateBinOp(BO->getOpcode(), A, C, BO->getName());
+    if (auto *RI = dyn_cast<Instruction>(R))
+      RI->copyIRFlags(BO);
+    Vec[&I] = R;
+    return Error::success();
+  }
+  if (auto *U = dyn_cast<UnaryOperator>(&I)) {
+    Value *R = B.CreateUnOp(U->getOpcode(), vec(U->getOperand(0)));
+    if (auto *RI = dyn_cast<Instruction>(R))
+      RI->copyIRFlags(U);
+    Vec[&I] = R;
+    return Error::success();
+  }
+  if (auto *Cmp = dyn_cast<CmpInst>(&I)) {
+    Value *R = B.CreateCmp(Cmp->getPredicate(), vec(Cmp->getOperand(0)),
+                           vec(Cmp->getOperand(1)));
+    if (auto *RI = dyn_cast<Instruction>(R))
+      RI->copyIRFlags(Cmp);
+    Vec[&I] = R;
+    return Error::success();
+  }
+  if (auto *Cast = dyn_cast<CastInst>(&I)) {
+    Vec[&I] = B.CreateCast(Cast->getOpcode(), vec(Cast->getOperand(0)),
+                           vectorOf(Cast->getType(), W));
+    return Error::success();
+  }
+  if (auto *Sel = dyn_cast<SelectInst>(&I)) {
+    Value *Cond = Sel->getCondition();
+    Cond = isVarying(Cond) ? vec(Cond) : Cond;
+    Value *R = B.CreateSelect(Cond, vec(Sel->getTrueValue()),
+                              vec(Sel->getFalseValue()));
+    if (auto *RI = dyn_cast<Instruction>(R))
+      RI->copyIRFlags(Sel);
+    Vec[&I] = R;
+    return Error::success();
+  }
+  if (auto *G = dyn_cast<GetElementPtrInst>(&I)) {
+    Value *Base = G->getPointerOperand();
+    Base = isVarying(Base) ? vec(Base) : Base;
+    SmallVector<Value *, 4> Idx;
+    for (Value *X : G->indices())
+      Idx.push_back(isVarying(X) ? vec(X) : X);
+    Value *R = B.CreateGEP(G->getSourceElementType(), Base, Idx, G->getName(),
+                           G->isInBounds());
+    if (!R->getType()->isVectorTy())
+      R = B.CreateVectorSplat(W, R);
+    Vec[&I] = R;
+    return Error::success();
+  }
+  if (auto *Fr = dyn_cast<FreezeInst>(&I)) {
+    Vec[&I] = B.CreateFreeze(vec(Fr->getOperand(0)));
+    return Error::success();
+  }
+  return unsupported(Twine("no vector form for '") + I.getOpcodeName() + "'");
+}
+
+/// Puts each lane's copy of an instruction under its lane's bit, and each
+/// checked access under its condition.
+void Vectorizer::guardLaneOps() {
+  for (const CheckedAccess &A : CheckedAccesses) {
+    Instruction *ThenT = nullptr, *ElseT = nullptr;
+    SplitBlockAndInsertIfThenElse(A.Cond, A.Fast->getIterator(), &ThenT,
+                                  &ElseT);
+    A.Fast->moveBefore(ThenT);
+    A.Slow->moveBefore(ElseT);
+    if (!A.Fast->getType()->isVoidTy()) {
+      BasicBlock *Tail = ThenT->getSuccessor(0);
+      auto *Phi =
+          PHINode::Create(A.Fast->getType(), 2, "access", Tail->begin());
+      A.Fast->replaceAllUsesWith(Phi);
+      Phi->addIncoming(A.Fast, A.Fast->getParent());
+      Phi->addIncoming(A.Slow, A.Slow->getParent());
+    }
+  }
+  for (const LaneOp &Op : LaneOps) {
+    Instruction *Then =
+        SplitBlockAndInsertIfThen(Op.LaneActive, Op.Inst->getIterator(), false);
+    BasicBlock *Head = Then->getParent()->getSinglePredecessor();
+    Op.Inst->moveBefore(Then);
+    if (!Op.Inst->getType()->isVoidTy() && !Op.Inst->use_empty()) {
+      BasicBlock *Tail = Then->getSuccessor(0);
+      auto *Phi = PHINode::Create(Op.Inst->getType(), 2, "lane", Tail->begin());
+      Op.Inst->replaceAllUsesWith(Phi);
+      Phi->addIncoming(Op.Inst, Op.Inst->getParent());
+      Phi->addIncoming(PoisonValue::get(Op.Inst->getType()), Head);
+    }
+  }
+}
+
+/// The register file is the body's alone: its loads and stores get an
+/// alias scope every other memory access is outside of, so that LLVM keeps
+/// registers in registers across loops that also access memory.
+void Vectorizer::scopeRegisterFile() {
+  if (!File.Wave)
+    return;
+  MDBuilder MDB(Ctx);
+  MDNode *Domain = MDB.createAnonymousAliasScopeDomain("openhsa.registers");
+  MDNode *Scope = MDB.createAnonymousAliasScope(Domain, "wave file");
+  MDNode *List = MDNode::get(Ctx, {Scope});
+  for (Instruction &I : instructions(F)) {
+    if (!I.mayReadOrWriteMemory())
+      continue;
+    const Value *Ptr = getLoadStorePointerOperand(&I);
+    if (auto *II = dyn_cast<IntrinsicInst>(&I)) {
+      if (II->getIntrinsicID() == Intrinsic::masked_load)
+        Ptr = II->getArgOperand(0);
+      else if (II->getIntrinsicID() == Intrinsic::masked_store)
+        Ptr = II->getArgOperand(1);
+    }
+    I.setMetadata(Ptr && isRegisterFile(Ptr) ? LLVMContext::MD_alias_scope
+                                             : LLVMContext::MD_noalias,
+                  List);
+  }
+}
+
+Error Vectorizer::finish() {
+  for (auto &[P, VP] : PendingPhis)
+    for (unsigned K = 0; K < P->getNumIncomingValues(); ++K)
+      VP->addIncoming(vec(P->getIncomingValue(K)), P->getIncomingBlock(K));
+  buildMasks();
+  rewriteBranches();
+  // A resumable body returns where its work-items stopped: the same for
+  // all but those that finished early (-1).
+  for (BasicBlock *BB : RPO)
+    if (auto *Ret = dyn_cast<ReturnInst>(BB->getTerminator());
+        Ret && Ret->getReturnValue() && isVarying(Ret->getReturnValue())) {
+      IRBuilder<> B(Ret);
+      Value *V = vec(Ret->getReturnValue());
+      Value *Finished = ConstantInt::getSigned(V->getType(), -1);
+      Ret->setOperand(
+          0, B.CreateIntrinsic(Intrinsic::vector_reduce_smax, {V->getType()},
+                               {B.CreateSelect(Masks[BB], V, Finished)}));
+    }
+  emitRowSkips();
+  // The scalar forms of varying values go; nothing else may use them.
+  DenseSet<Instruction *> Dead;
+  for (Instruction *I : Replaced)
+    if (!KeepScalar.count(I))
+      Dead.insert(I);
+  for (Instruction *I : Dead)
+    for (User *U : I->users())
+      if (auto *UI = dyn_cast<Instruction>(U); !UI || !Dead.count(UI))
+        return unsupported(Twine("internal: '") + I->getOpcodeName() +
+                           "' left in use after widening");
+  for (Instruction *I : Dead)
+    I->dropAllReferences();
+  for (Instruction *I : Dead)
+    I->eraseFromParent();
+  // Uniform register slots: lane 0's place; slots the group shares: the
+  // group's copies (the one read, the one written).
+  bool GroupFileUsed = false;
+  for (Instruction &I : make_early_inc_range(instructions(F))) {
+    auto *CI = dyn_cast<CallInst>(&I);
+    if (!CI)
+      continue;
+    if (isQuery(CI->getCalledFunction(), LaneMarker)) {
+      CI->replaceAllUsesWith(ConstantInt::get(CI->getType(), 0));
+      CI->eraseFromParent();
+    } else if (isQuery(CI->getCalledFunction(), SlotBaseMarker)) {
+      const unsigned Slot = slotOf(*CI);
+      const bool Store = cast<ConstantInt>(CI->getArgOperand(1))->isOne();
+      IRBuilder<> B(CI);
+      Value *Base;
+      if (GroupSharedSlots.count(Slot)) {
+        GroupFileUsed = true;
+        Base = B.CreateConstGEP1_64(B.getInt8Ty(), File.Group,
+                                    File.SlotOffsets[Slot] +
+                                        (Store ? File.Bytes : 0));
+      } else {
+        Base = B.CreateConstGEP1_64(B.getInt8Ty(), File.Wave,
+                                    File.SlotOffsets[Slot] * W);
+      }
+      CI->replaceAllUsesWith(Base);
+      CI->eraseFromParent();
+    }
+  }
+  if (File.Group && !GroupFileUsed) {
+    cast<Instruction>(File.Group)->eraseFromParent();
+    File.Group = nullptr;
+  } else if (File.Group) {
+    F.addFnAttr(GroupRegistersAttr, utostr(File.Bytes));
+  }
+  guardLaneOps();
+  scopeRegisterFile();
+  return Error::success();
+}
+
+} // namespace openhsa::finalizer::vectorizer
