@@ -8,6 +8,10 @@
 #include "hsa/hsa_ext_openhsa.h"
 
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Transforms/Scalar/SCCP.h"
+#include "llvm/Transforms/Scalar/SimplifyCFG.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 #include <cstddef>
 
@@ -272,12 +276,15 @@ void emitWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX, llvm::Value *Count,
 }
 
 /// The X loop of a vectorized resumable kernel with a copy of its body per
-/// region: as emitWaveLoop, but Call(Mask) calls the body for the wave
-/// whose X id it stored and returns whether the row's later waves have
-/// nothing to do up to the next barrier; the row then ends there.
-template <typename CallFn>
+/// region: as emitWaveLoop, but CallWhole(Mask) calls the body for the
+/// whole wave whose X id it stored (Mask all on) and returns whether the
+/// row's later waves have nothing to do up to the next barrier, which ends
+/// the row there; CallPartial(Mask) calls it for the partial wave at the
+/// row's end.
+template <typename WholeFn, typename PartialFn>
 void emitRowWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX,
-                     llvm::Value *Count, unsigned W, CallFn Call) {
+                     llvm::Value *Count, unsigned W, WholeFn CallWhole,
+                     PartialFn CallPartial) {
   llvm::LLVMContext &C = B.getContext();
   llvm::Function *F = B.GetInsertBlock()->getParent();
   llvm::Value *Whole = B.CreateAnd(Count, B.getInt32(~(W - 1)));
@@ -291,7 +298,7 @@ void emitRowWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX,
   llvm::PHINode *X = B.CreatePHI(B.getInt32Ty(), 2, "wave");
   X->addIncoming(B.getInt32(0), Pre);
   B.CreateStore(X, LocalX);
-  llvm::Value *RowDone = Call(
+  llvm::Value *RowDone = CallWhole(
       llvm::ConstantInt::getTrue(llvm::FixedVectorType::get(B.getInt1Ty(), W)));
   llvm::Value *Next = B.CreateAdd(X, B.getInt32(W), "", true, true);
   llvm::BasicBlock *Latch = B.GetInsertBlock();
@@ -311,7 +318,7 @@ void emitRowWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX,
   for (unsigned L = 0; L < W; ++L)
     Lanes.push_back(B.getInt32(L));
   // At least one lane remains: lane 0 is on (see emitWaveLoop).
-  Call(B.CreateInsertElement(
+  CallPartial(B.CreateInsertElement(
       B.CreateICmpULT(llvm::ConstantVector::get(Lanes),
                       B.CreateVectorSplat(W, B.CreateSub(Count, Whole))),
       B.getTrue(), uint64_t(0), "tail.mask"));
@@ -368,15 +375,57 @@ llvm::Value *rowsAreWavefronts(llvm::IRBuilder<> &B,
       B.CreateICmpEQ(B.CreateMul(Current[1], Current[2]), B.getInt32(1)));
 }
 
-/// The vectorized body is inlined into work-group function F. Its explicit
-/// vectors of 512 bits use the zmm registers even where LLVM would
-/// otherwise prefer 256-bit vectors on this CPU.
-void inlineVectorBody(llvm::Function *F, llvm::Function *VecBody) {
-  VecBody->addFnAttr(llvm::Attribute::AlwaysInline);
+/// Explicit vectors of 512 bits in F use the zmm registers even where LLVM
+/// would otherwise prefer 256-bit vectors on this CPU.
+void preferWideVectors(llvm::Function *F) {
   if (hostTarget().Features.find("+avx512f") != std::string::npos) {
     F->addFnAttr("prefer-vector-width", "512");
     F->addFnAttr("min-legal-vector-width", "512");
   }
+}
+
+/// The vectorized body is inlined into work-group function F.
+void inlineVectorBody(llvm::Function *F, llvm::Function *VecBody) {
+  VecBody->addFnAttr(llvm::Attribute::AlwaysInline);
+  preferWideVectors(F);
+}
+
+/// Marks F, a resumable vectorized body for the partial waves at the end of
+/// rows, as such: called out of line (once a row) and optimized for size,
+/// as the exception it is (whole waves run copies inlined per region).
+void makeCold(llvm::Function &F) {
+  F.addFnAttr(llvm::Attribute::NoInline);
+  F.addFnAttr(llvm::Attribute::OptimizeForSize);
+  F.addFnAttr(llvm::Attribute::Cold);
+  preferWideVectors(&F);
+}
+
+/// A copy of the vectorized resumable body V (`i32 (kernarg, wi, resume,
+/// mask)`) for the region after barrier At (0: the kernel's start), as
+/// `i32 (kernarg, wi, mask)`: the resume point a constant, and the code of
+/// the other regions gone before the optimization pipeline sees it (it
+/// would otherwise work through a whole body per region).
+llvm::Function *regionCopy(llvm::Function &V, unsigned At) {
+  llvm::ValueToValueMapTy VMap;
+  VMap[V.getArg(2)] =
+      llvm::ConstantInt::get(V.getArg(2)->getType(), uint64_t(At));
+  llvm::Function *R = llvm::CloneFunction(&V, VMap);
+  R->setName(V.getName() + ".region" + llvm::Twine(At));
+  llvm::LoopAnalysisManager LAM;
+  llvm::FunctionAnalysisManager FAM;
+  llvm::CGSCCAnalysisManager CGAM;
+  llvm::ModuleAnalysisManager MAM;
+  llvm::PassBuilder PB;
+  PB.registerModuleAnalyses(MAM);
+  PB.registerCGSCCAnalyses(CGAM);
+  PB.registerFunctionAnalyses(FAM);
+  PB.registerLoopAnalyses(LAM);
+  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  llvm::FunctionPassManager FPM;
+  FPM.addPass(llvm::SCCPPass());
+  FPM.addPass(llvm::SimplifyCFGPass());
+  FPM.run(*R, FAM);
+  return R;
 }
 
 /// FlatBody, for kernels whose wavefronts must be HSAIL's (cross-lane
@@ -551,7 +600,7 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
                      llvm::Align(1), Bytes);
     };
     auto EmitRegions = [&](llvm::Value *const Loops[3], uint64_t GroupBytes,
-                           auto Row) {
+                           bool PerRegion, auto Row) {
       llvm::Value *NextSlot = AtEntry.CreateAlloca(I32); // mem2reg'd.
       llvm::BasicBlock *Pre = B.GetInsertBlock();
       auto *Region = llvm::BasicBlock::Create(C, "region", F);
@@ -584,7 +633,7 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
         PassGroupRegisters(GroupBytes);
         B.CreateBr(Latch);
       };
-      if (CopyPerRegion) {
+      if (PerRegion) {
         // The resume points are 0 to Barriers; any other value is the end
         // (there is none).
         llvm::SwitchInst *Dispatch =
@@ -613,27 +662,55 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
         Stopped(B.CreateCall(K.Body, {Kernarg, Wi, Resume}));
       });
     };
+    // Waves of W work-items, each keeping its registers in a register file
+    // of its own, lane by lane (WorkItemVectorizer.h). With a copy per
+    // region, whole waves run the region's copy inlined, whose mask is a
+    // constant as in kernels without barriers, and the partial wave at a
+    // row's end calls the whole masked body (one copy for all regions, out
+    // of line: it runs once a row); else one masked copy, inlined, serves
+    // every wave.
+    llvm::SmallVector<llvm::Function *, 16> RegionBodies;
     auto WaveRow = [&](llvm::Value *, llvm::Value *, llvm::Value *Resume,
                        auto Stopped) {
-      // Waves of W work-items, each keeping its registers in a register
-      // file of its own, lane by lane (WorkItemVectorizer.h). With a copy
-      // per region, whole waves run a copy whose mask is a constant, as in
-      // kernels without barriers; else one masked copy serves every wave.
-      if (CopyPerRegion)
-        emitRowWaveLoop(B, LocalPtr(0), Current[0], W, [&](llvm::Value *Mask) {
-          return Stopped(B.CreateCall(VecBody, {Kernarg, Wi, Resume, Mask}));
-        });
-      else
+      if (CopyPerRegion) {
+        const unsigned At =
+            unsigned(llvm::cast<llvm::ConstantInt>(Resume)->getZExtValue());
+        if (RegionBodies.size() <= At)
+          RegionBodies.resize(At + 1);
+        if (!RegionBodies[At])
+          RegionBodies[At] = regionCopy(*VecBody, At);
+        llvm::Function *Copy = RegionBodies[At];
+        emitRowWaveLoop(
+            B, LocalPtr(0), Current[0], W,
+            [&](llvm::Value *AllOn) {
+              return Stopped(B.CreateCall(Copy, {Kernarg, Wi, AllOn}));
+            },
+            [&](llvm::Value *Mask) {
+              Stopped(B.CreateCall(VecBody, {Kernarg, Wi, Resume, Mask}));
+            });
+      } else {
         emitMaskedWaveLoop(
             B, LocalPtr(0), Current[0], W, [&](llvm::Value *Mask) {
               Stopped(B.CreateCall(VecBody, {Kernarg, Wi, Resume, Mask}));
             });
+      }
+    };
+    auto RowsRegions = [&] {
+      EmitRegions(Current, groupRegisterBytes(*VecBody), CopyPerRegion,
+                  WaveRow);
+      if (CopyPerRegion) {
+        for (llvm::Function *Copy : RegionBodies)
+          if (Copy)
+            inlineVectorBody(F, Copy);
+        makeCold(*VecBody);
+      } else {
+        inlineVectorBody(F, VecBody);
+      }
     };
     if (!VecBody) {
-      EmitRegions(Current, 0, ScalarRow);
+      EmitRegions(Current, 0, false, ScalarRow);
     } else if (!FlatBody) {
-      EmitRegions(Current, groupRegisterBytes(*VecBody), WaveRow);
-      inlineVectorBody(F, VecBody);
+      RowsRegions();
     } else {
       auto *Rows = llvm::BasicBlock::Create(C, "rows", F);
       auto *Flat = llvm::BasicBlock::Create(C, "flat", F);
@@ -642,15 +719,14 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
       // One sweep of flat waves per region: the Z and Y loops run once.
       llvm::Value *One[3] = {B.getInt32(1), B.getInt32(1), B.getInt32(1)};
       EmitRegions(
-          One, groupRegisterBytes(*FlatBody),
+          One, groupRegisterBytes(*FlatBody), false,
           [&](llvm::Value *, llvm::Value *, llvm::Value *Resume, auto Stopped) {
             emitFlatWaveLoop(B, Local, Current, W, [&](llvm::Value *Mask) {
               Stopped(B.CreateCall(FlatBody, {Kernarg, Wi, Resume, Mask}));
             });
           });
       B.SetInsertPoint(Rows);
-      EmitRegions(Current, groupRegisterBytes(*VecBody), WaveRow);
-      inlineVectorBody(F, VecBody);
+      RowsRegions();
       inlineVectorBody(F, FlatBody);
     }
   }
