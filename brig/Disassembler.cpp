@@ -1001,8 +1001,12 @@ private:
         printStringLiteral(str(S->string));
       return;
     case BRIG_KIND_OPERAND_ALIGN:
+      // An aggregate's align(1) is an element like any other: printed, or
+      // the text would not assemble (HSAILasm's disassembler leaves it out
+      // and fails the same way; its assembler takes align(1)).
       if (auto A = M.operand<BrigOperandAlign>(Off))
-        OS << align(A->align);
+        OS << (A->align == BRIG_ALIGNMENT_1 ? std::string("align(1)")
+                                            : align(A->align));
       return;
     default:
       OS << "/* Unsupported Operand Kind " << E.kind() << " */";

@@ -505,6 +505,24 @@ Error Validator::checkDirective(uint32_t Off, bool InBody) {
                                 " must be a string, constant, WAVESIZE, "
                                 "symbol, label or register (found " +
                                 kindText(K) + ")");
+      // An identifier names a symbol or a label (PRM 13.3), not any entry.
+      if (K == BRIG_KIND_OPERAND_CODE_REF) {
+        const uint32_t Ref = M.operand<BrigOperandCodeRef>(O)->ref;
+        switch (codeKind(Ref)) {
+        case BRIG_KIND_DIRECTIVE_VARIABLE:
+        case BRIG_KIND_DIRECTIVE_KERNEL:
+        case BRIG_KIND_DIRECTIVE_FUNCTION:
+        case BRIG_KIND_DIRECTIVE_INDIRECT_FUNCTION:
+        case BRIG_KIND_DIRECTIVE_SIGNATURE:
+        case BRIG_KIND_DIRECTIVE_LABEL:
+        case BRIG_KIND_DIRECTIVE_FBARRIER:
+          break;
+        default:
+          return codeErr(Off, "pragma operand " + Twine(I) + " refers to a " +
+                                  kindText(codeKind(Ref)) +
+                                  ", not a symbol or label");
+        }
+      }
     }
     return Error::success();
   }
