@@ -21,7 +21,9 @@ namespace {
 // fault, before any lock is taken; then it disarms (NotKernelCode) for the
 // rest, which may take a signal's watcher lock or run a queue's error
 // callback: a fault there is the runtime's or the program's, not one to
-// jump out of with a lock held.
+// jump out of with a lock held. Disarmed, a helper is not interrupted by a
+// cancel request either (KernelFaults.h); the signal wait, which may last
+// forever, waits in slices and leaves between them when cancelled.
 
 const Signal *signalOf(uint64_t Handle) {
   const Signal *S = Signal::fromHandle(hsa_signal_t{Handle});
