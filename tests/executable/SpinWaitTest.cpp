@@ -8,8 +8,9 @@
 // must hold is that such a dispatch cannot hang teardown: hsa_queue_destroy
 // cancels it after the grace period (OPENHSA_TEARDOWN_GRACE_MS), the queue
 // reports HSA_STATUS_ERROR_EXCEPTION, and kernels run on as before. The
-// same for a kernel blocked in signal_wait (a runtime helper). Vectorized
-// and scalar. The native-kernel cases are tests/runtime/
+// same for a kernel blocked in signal_wait (a runtime helper, which now
+// waits in slices: waits that are not cancelled keep their meaning).
+// Vectorized and scalar. The native-kernel cases are tests/runtime/
 // DispatchCancelTest.cpp.
 //
 //===----------------------------------------------------------------------===//
@@ -73,6 +74,20 @@ prog kernel &wait_signal(kernarg_u64 %signal, kernarg_u64 %started, kernarg_u64 
 	atomicnoret_add_global_rlx_agent_u32	[$d1], 1;
 	signal_wait_eq_scacq_s64_sig64	$d5, $d0, 0;
 	st_global_u32	1, [$d2];
+	ret;
+};
+
+prog kernel &timed_waits(kernarg_u64 %signal, kernarg_u64 %started, kernarg_u64 %out, kernarg_u64 %ticks)
+{
+	ld_kernarg_align(8)_width(all)_u64	$d0, [%signal];
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%started];
+	ld_kernarg_align(8)_width(all)_u64	$d2, [%out];
+	ld_kernarg_align(8)_width(all)_u64	$d4, [%ticks];
+	atomicnoret_st_global_screl_agent_b32	[$d1], 1;
+	signal_waittimeout_eq_rlx_s64_sig64	$d3, $d0, 1, $d4;
+	st_global_u64	$d3, [$d2];
+	signal_wait_gte_scacq_s64_sig64	$d3, $d0, 10;
+	st_global_u64	$d3, [$d2+8];
 	ret;
 };
 )";
@@ -256,6 +271,47 @@ TEST_F(SpinWait, SignalWaitIsCancelled) {
     // Nothing of the wait is left registered with the signal.
     hsa_signal_store_screlease(Never, 0);
     EXPECT_EQ(hsa_signal_destroy(Never), HSA_STATUS_SUCCESS);
+  }
+}
+
+// The same waits, not cancelled, keep their meaning although kernel code
+// now waits in 50 ms slices: a waittimeout of 120 ms returns the current
+// value once it expires, and a wait that the host satisfies after a second
+// returns the value the host stored.
+TEST_F(SpinWait, SignalWaitsInSlicesKeepTheirMeaning) {
+  for (bool Vectorize : {true, false}) {
+    SCOPED_TRACE(Vectorize ? "vectorized" : "scalar");
+    hsa_executable_symbol_t K = kernel(Vectorize, "&timed_waits");
+    hsa_signal_t Sig{0};
+    ASSERT_EQ(hsa_signal_create(5, 0, nullptr, &Sig), HSA_STATUS_SUCCESS);
+    uint64_t Frequency = 0;
+    ASSERT_EQ(
+        hsa_system_get_info(HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY, &Frequency),
+        HSA_STATUS_SUCCESS);
+    uint32_t Started = 0;
+    int64_t Out[2] = {0, 0};
+    struct {
+      uint64_t Sig;
+      uint32_t *Started;
+      int64_t *Out;
+      uint64_t Ticks;
+    } Args{Sig.handle, &Started, Out, Frequency * 120 / 1000};
+    std::thread Host([&] {
+      std::atomic_ref<uint32_t> StartedRef(Started);
+      const auto Deadline = Clock::now() + 60s;
+      while (StartedRef.load() == 0 && Clock::now() < Deadline)
+        std::this_thread::sleep_for(1ms);
+      std::this_thread::sleep_for(1s);
+      hsa_signal_store_screlease(Sig, 10);
+    });
+    const auto Start = Clock::now();
+    EXPECT_TRUE(dispatch(K, &Args, sizeof(Args), 1, 1));
+    const auto Took = Clock::now() - Start;
+    Host.join();
+    EXPECT_EQ(Out[0], 5) << "the waittimeout did not return the value it saw";
+    EXPECT_EQ(Out[1], 10) << "the wait did not return the host's value";
+    EXPECT_GE(Took, 1s);
+    EXPECT_EQ(hsa_signal_destroy(Sig), HSA_STATUS_SUCCESS);
   }
 }
 
