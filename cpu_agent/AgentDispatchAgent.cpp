@@ -24,8 +24,11 @@ hsa_status_t AgentDispatchAgent::createQueue(const QueueRequest &Request,
       *this, Request, Id, HSA_QUEUE_FEATURE_AGENT_DISPATCH, Quota, Result);
 }
 
-void AgentDispatchAgent::destroyQueue(Queue *Q) {
-  Kernel.destroyNodeQueue(Q, Quota);
+void AgentDispatchAgent::destroyQueue(Queue *Q, uint64_t CancelAtNs) {
+  // Agent dispatch handlers are the program's host code, never cancelled;
+  // the deadline matters to kernel dispatches alone, which these queues
+  // do not take.
+  Kernel.destroyNodeQueue(Q, Quota, CancelAtNs);
 }
 
 hsa_status_t AgentDispatchAgent::getInfo(uint32_t Attribute,

@@ -31,7 +31,7 @@ public:
   uint32_t queueMaxCount() const override { return Kernel.queueMaxCount(); }
   hsa_status_t createQueue(const QueueRequest &Request, uint64_t Id,
                            Queue *&Result) override;
-  void destroyQueue(Queue *Q) override;
+  void destroyQueue(Queue *Q, uint64_t CancelAtNs) override;
 
   AgentDispatchTable &agentDispatchTable() {
     return Kernel.agentDispatchTable();

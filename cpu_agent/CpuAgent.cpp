@@ -108,7 +108,9 @@ hsa_status_t CpuAgent::createQueue(const QueueRequest &Request, uint64_t Id,
                          Quota, Result);
 }
 
-void CpuAgent::destroyQueue(Queue *Q) { destroyNodeQueue(Q, Quota); }
+void CpuAgent::destroyQueue(Queue *Q, uint64_t CancelAtNs) {
+  destroyNodeQueue(Q, Quota, CancelAtNs);
+}
 
 hsa_status_t CpuAgent::createNodeQueue(const Agent &Owner,
                                        const QueueRequest &Request, uint64_t Id,
@@ -154,8 +156,9 @@ hsa_status_t CpuAgent::createNodeQueue(const Agent &Owner,
   return HSA_STATUS_SUCCESS;
 }
 
-void CpuAgent::destroyNodeQueue(Queue *Q, QueueQuota &Quota) {
-  Processor->detach(*Q);
+void CpuAgent::destroyNodeQueue(Queue *Q, QueueQuota &Quota,
+                                uint64_t CancelAtNs) {
+  Processor->detach(*Q, CancelAtNs);
   const uint64_t Bytes = uint64_t(Q->size()) * 64;
   delete Q;
   RingBytes.fetch_sub(Bytes);

@@ -60,7 +60,7 @@ public:
   uint32_t queueMaxCount() const override { return CpuAgentLimits::QueuesMax; }
   hsa_status_t createQueue(const QueueRequest &Request, uint64_t Id,
                            Queue *&Result) override;
-  void destroyQueue(Queue *Q) override;
+  void destroyQueue(Queue *Q, uint64_t CancelAtNs) override;
 
   /// Queues an agent of this node may have at once (QueuesMax).
   struct QueueQuota {
@@ -73,7 +73,7 @@ public:
   hsa_status_t createNodeQueue(const Agent &Owner, const QueueRequest &Request,
                                uint64_t Id, uint32_t Features,
                                QueueQuota &Quota, Queue *&Result);
-  void destroyNodeQueue(Queue *Q, QueueQuota &Quota);
+  void destroyNodeQueue(Queue *Q, QueueQuota &Quota, uint64_t CancelAtNs);
 
   const CpuNodeInfo &node() const { return Node; }
   /// The handlers of the node's agent dispatch agent.

@@ -21,7 +21,9 @@ namespace {
 // fault, before any lock is taken; then it disarms (NotKernelCode) for the
 // rest, which may take a signal's watcher lock or run a queue's error
 // callback: a fault there is the runtime's or the program's, not one to
-// jump out of with a lock held.
+// jump out of with a lock held. Disarmed, a helper is not interrupted by a
+// cancel request either (KernelFaults.h); the signal wait, which may last
+// forever, waits in slices and leaves between them when cancelled.
 
 const Signal *signalOf(uint64_t Handle) {
   const Signal *S = Signal::fromHandle(hsa_signal_t{Handle});
@@ -123,24 +125,35 @@ int64_t __openhsa_signal_wait(uint64_t Handle, uint32_t Condition,
                               int64_t Compare, uint64_t TimeoutTicks,
                               uint32_t Bits) {
   const Signal *S = signalOf(Handle);
-  openhsa::cpu::NotKernelCode Disarmed;
-  if (Bits == 64)
-    return S->wait(hsa_signal_condition_t(Condition), Compare, TimeoutTicks,
-                   HSA_WAIT_STATE_BLOCKED, std::memory_order_acquire);
+  const auto C = hsa_signal_condition_t(Condition);
+  int64_t V = 0;
+  // Disarmed and in slices, so that a kernel waiting forever can still be
+  // cancelled (KernelFaults.h).
+  if (Bits == 64) {
+    openhsa::cpu::waitFromKernelCode(TimeoutTicks, [&](uint64_t Slice) {
+      V = S->wait(C, Compare, Slice, HSA_WAIT_STATE_BLOCKED,
+                  std::memory_order_acquire);
+      return openhsa::signalConditionHolds(C, V, Compare);
+    });
+    return V;
+  }
   // sig32 compares the low halves: sleep until the value changes, then
   // check the 32-bit condition again.
-  const uint64_t Start = openhsa::systemTimestamp();
-  for (;;) {
-    const int64_t V = S->load(std::memory_order_acquire);
-    if (holds32(Condition, V, Compare))
-      return V;
-    const uint64_t Elapsed = openhsa::systemTimestamp() - Start;
-    if (Elapsed >= TimeoutTicks)
-      return V;
-    S->wait(HSA_SIGNAL_CONDITION_NE, V,
-            TimeoutTicks == UINT64_MAX ? UINT64_MAX : TimeoutTicks - Elapsed,
-            HSA_WAIT_STATE_BLOCKED, std::memory_order_acquire);
-  }
+  openhsa::cpu::waitFromKernelCode(TimeoutTicks, [&](uint64_t Slice) {
+    const uint64_t Start = openhsa::systemTimestamp();
+    for (;;) {
+      V = S->load(std::memory_order_acquire);
+      if (holds32(Condition, V, Compare))
+        return true;
+      const uint64_t Elapsed = openhsa::systemTimestamp() - Start;
+      if (Elapsed >= Slice)
+        return false;
+      S->wait(HSA_SIGNAL_CONDITION_NE, V,
+              Slice == UINT64_MAX ? UINT64_MAX : Slice - Elapsed,
+              HSA_WAIT_STATE_BLOCKED, std::memory_order_acquire);
+    }
+  });
+  return V;
 }
 
 uint64_t __openhsa_clock(void) { return openhsa::systemTimestamp(); }

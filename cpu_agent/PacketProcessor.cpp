@@ -35,6 +35,17 @@ constexpr uint64_t HelpBudgetNs = 50'000;
 /// looks at the clock often enough to keep the two budgets.
 constexpr uint64_t ProcessorChunkNs = 5'000;
 
+/// How long detach polls (yielding) before it sleeps between checks, and
+/// the longest of those sleeps: completions and acknowledgements wake it
+/// sooner, but whether the processor thread went into another queue's
+/// kernel code is not notified.
+constexpr uint64_t DetachSpinNs = 50'000;
+constexpr int64_t DetachSleepNs = 1'000'000;
+/// How often detach asks again the threads that still run kernel code of a
+/// cancelled dispatch (a request finds a thread in a runtime helper that
+/// disarmed, or its work-group not yet started, and does nothing).
+constexpr uint64_t CancelRetryNs = 10'000'000;
+
 uint16_t loadHeader(const void *Slot, std::memory_order Order) {
   return std::atomic_ref<uint16_t>(
              *static_cast<uint16_t *>(const_cast<void *>(Slot)))
@@ -86,9 +97,10 @@ struct PacketProcessor::DispatchJob final : GroupJob {
   uint64_t GroupsX, GroupsXY;
   size_t GroupBytes;   // Static + dynamic group segment.
   size_t PrivateBytes; // For a whole work-group.
-  /// A work-group faulted (KernelFaults.h): the others are skipped and the
-  /// dispatch never completes.
-  std::atomic<bool> Faulted{false};
+  /// A work-group faulted, or the dispatch was cancelled and some of its
+  /// work-groups did not run to their end (KernelFaults.h): the others are
+  /// skipped and the dispatch never completes.
+  std::atomic<bool> Stopped{false};
 
   void run(uint64_t Begin, uint64_t End, unsigned Slot) override {
     Processor.runWorkGroups(*this, Begin, End, Slot);
@@ -103,9 +115,21 @@ PacketProcessor::PacketProcessor(const Agent &Owner, unsigned Workers,
     : Owner(Owner), Limits(Limits), AgentDispatch(AgentDispatch),
       Scratch(Workers + 1), InlineSlot(Workers),
       InlineSmallDispatches(envFlag("OPENHSA_CPU_INLINE_DISPATCH", true)),
-      Pool(Workers, std::move(BindWorker)) {
+      Runners(std::make_unique<Runner[]>(Workers + 1)),
+      Pool(Workers, [Bind = std::move(BindWorker)] {
+        acceptKernelCancellation();
+        if (Bind)
+          Bind();
+      }) {
   registerKernelHelpers(); // Before any finalized code can be loaded.
-  Thread = std::thread([this] { run(); });
+  for (unsigned Slot = 0; Slot < Workers; ++Slot)
+    Runners[Slot].Thread = Pool.nativeHandle(Slot);
+  Thread = std::thread([this] {
+    acceptKernelCancellation();
+    run();
+  });
+  // Read by detach only, after attach published a queue under Mutex.
+  Runners[InlineSlot].Thread = Thread.native_handle();
 }
 
 PacketProcessor::~PacketProcessor() {
@@ -128,7 +152,7 @@ void PacketProcessor::attach(Queue &Q) {
   Wake.notify();
 }
 
-void PacketProcessor::detach(Queue &Q) {
+void PacketProcessor::detach(Queue &Q, uint64_t CancelAtNs) {
   std::shared_ptr<QueueState> Gone;
   uint64_t Target;
   {
@@ -142,18 +166,92 @@ void PacketProcessor::detach(Queue &Q) {
     }
     if (!Gone)
       return;
-    Target = Generation.fetch_add(1, std::memory_order_release) + 1;
+    // seq_cst: releasedQueue's reading of InlineKernelOf must come after it
+    // in the single total order (see run()).
+    Target = Generation.fetch_add(1, std::memory_order_seq_cst) + 1;
     Q.doorbell().removeWatcher(&Wake);
-    Wake.notify();
-    // From the processor thread itself (a queue callback destroying its
-    // queue) there is nothing to wait for: the thread rereads its queue
-    // list before it looks at another packet.
-    if (std::this_thread::get_id() != Thread.get_id())
-      Acknowledged.wait(Lock, [&] { return SeenGeneration >= Target; });
   }
-  // Kernels already launched from Q finish before Q goes away.
-  while (Gone->InFlight.load(std::memory_order_acquire) != 0)
-    std::this_thread::yield();
+  Wake.notify();
+  // Wait until the processor thread no longer looks at Q and the kernels
+  // already launched from Q have retired. From the processor thread itself
+  // (a queue callback destroying a queue) the first holds already: the
+  // thread rereads its queue list before it looks at another packet.
+  // Past CancelAtNs, what still runs of Q's dispatches is cancelled.
+  const bool OnProcessorThread = std::this_thread::get_id() == Thread.get_id();
+  bool Released = OnProcessorThread;
+  const uint64_t Start = monotonicNanoseconds();
+  uint64_t LastCancel = 0;
+  for (;;) {
+    const uint32_t Epoch = Wake.epoch();
+    Released = Released || releasedQueue(*Gone, Target);
+    if (Released && Gone->InFlight.load(std::memory_order_acquire) == 0)
+      break;
+    const uint64_t Now = monotonicNanoseconds();
+    if (Now >= CancelAtNs &&
+        (LastCancel == 0 || Now - LastCancel >= CancelRetryNs)) {
+      cancel(*Gone, Now - Start, LastCancel == 0);
+      LastCancel = Now;
+      continue;
+    }
+    if (Now - Start < DetachSpinNs && spinningHelps()) {
+      yieldCpu();
+      continue;
+    }
+    int64_t Sleep = DetachSleepNs;
+    if (Now < CancelAtNs)
+      Sleep = int64_t(std::min<uint64_t>(uint64_t(Sleep), CancelAtNs - Now));
+    Wake.sleep(Epoch, Sleep);
+  }
+  // A fault or a cancellation that the processor thread did not get to
+  // report (it no longer looks at Q): the callback runs here.
+  if (const int Error = Gone->PendingError.exchange(HSA_STATUS_SUCCESS,
+                                                    std::memory_order_acquire);
+      Error != HSA_STATUS_SUCCESS)
+    Q.reportError(hsa_status_t(Error));
+}
+
+bool PacketProcessor::releasedQueue(const QueueState &Gone, uint64_t Target) {
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    if (SeenGeneration >= Target)
+      return true;
+  }
+  // In kernel code of another queue, the processor thread comes back to
+  // that queue's packets, then to run(), which rereads the queue list
+  // before it looks at another queue. (In Gone's kernel code it comes
+  // back to Gone's packets.)
+  const QueueState *InKernel = InlineKernelOf.load(std::memory_order_seq_cst);
+  return InKernel && InKernel != &Gone;
+}
+
+void PacketProcessor::cancel(QueueState &S, uint64_t WaitedNs, bool First) {
+  if (First)
+    log::write(log::Level::Error,
+               "queue %llu still ran kernel code %llu ms after it was "
+               "destroyed (hsa_queue_destroy or hsa_shut_down): its "
+               "dispatches are cancelled and the queue is inactive",
+               static_cast<unsigned long long>(S.Q->hsa()->id),
+               static_cast<unsigned long long>(WaitedNs / 1'000'000));
+  // Before anything else: every work-group that starts from now on is
+  // skipped, and the handler jumps out of every one running.
+  S.Cancelled.store(true, std::memory_order_seq_cst);
+  S.Q->inactivate(); // No later packet of S starts.
+  // Work-groups nobody claimed yet (the workers may all be busy with other
+  // queues' kernels) are retired unrun, so S's dispatches end.
+  for (const std::shared_ptr<GroupJob> &J : Pool.queued()) {
+    auto &D = static_cast<DispatchJob &>(*J);
+    if (D.State.get() != &S)
+      continue;
+    if (const uint64_t Skipped = D.claimRest()) {
+      D.Stopped.store(true, std::memory_order_relaxed);
+      D.retire(Skipped);
+    }
+  }
+  // The threads in S's kernel code. A thread that went on to other work
+  // meanwhile ignores the request (its kernel's cancel flag is not set).
+  for (unsigned Slot = 0; Slot <= InlineSlot; ++Slot)
+    if (Runners[Slot].Running.load(std::memory_order_acquire) == &S)
+      interruptKernelCode(Runners[Slot].Thread);
 }
 
 void PacketProcessor::refreshQueues() {
@@ -170,7 +268,7 @@ void PacketProcessor::refreshQueues() {
   }
   Active = Queues;
   SeenGeneration = Generation.load(std::memory_order_acquire);
-  Acknowledged.notify_all();
+  Wake.notify(); // For detach, which waits on it.
 }
 
 void PacketProcessor::run() {
@@ -183,7 +281,11 @@ void PacketProcessor::run() {
     bool Progress = false;
     for (auto &S : Active) {
       Progress |= processQueue(*S);
-      if (Generation.load(std::memory_order_relaxed) != SeenGeneration)
+      // seq_cst: detach may have stopped waiting for this thread because
+      // it ran another queue's kernel code (releasedQueue); then this load
+      // sees detach's new generation, and the queue it took away is not
+      // looked at again.
+      if (Generation.load(std::memory_order_seq_cst) != SeenGeneration)
         break; // A queue went away meanwhile; reread the list first.
     }
     if (Progress) {
@@ -421,6 +523,9 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
                       : std::max<uint64_t>(1, ProcessorChunkNs / PerGroupNs);
   uint64_t Chunk = 1;
   const uint64_t Start = monotonicNanoseconds();
+  // For detach (releasedQueue): until this is reset, this thread looks at
+  // no queue but S.
+  InlineKernelOf.store(&S, std::memory_order_seq_cst);
   while (Job->runChunk(InlineSlot, Shared ? Pool.workers() + 1 : 1,
                        std::min(Chunk, MaxChunk))) {
     Chunk *= 2;
@@ -432,6 +537,7 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
       break;
     }
   }
+  InlineKernelOf.store(nullptr, std::memory_order_seq_cst);
   return Outcome::Consumed;
 }
 
@@ -441,10 +547,10 @@ void PacketProcessor::finishDispatch(DispatchJob &Job) {
   const uint64_t PerGroup = std::max<uint64_t>(
       1, Job.busyNanoseconds() / std::max<uint64_t>(Job.Total, 1));
   Job.Kernel->NanosPerGroup.store(PerGroup, std::memory_order_relaxed);
-  // A faulted dispatch leaves its completion signal alone, like every later
-  // packet of the now inactive queue (README); the processor thread reports
-  // the fault.
-  if (!Job.Faulted.load(std::memory_order_relaxed))
+  // A faulted or cancelled dispatch leaves its completion signal alone,
+  // like every later packet of the now inactive queue (README); the
+  // processor thread (or detach) reports the error.
+  if (!Job.Stopped.load(std::memory_order_relaxed))
     complete(Job.Packet.completion_signal, Job.Packet.header);
   else
     Job.State->PendingError.store(HSA_STATUS_ERROR_EXCEPTION,
@@ -461,14 +567,17 @@ struct GroupRun {
   hsa_ext_openhsa_workgroup_fn_t Entry;
   const void *Kernarg;
   uint64_t Begin, End, GroupsX, GroupsXY;
-  const std::atomic<bool> *Faulted;
+  const std::atomic<bool> *Stopped;   // The dispatch's.
+  const std::atomic<bool> *Cancelled; // The queue's.
+  bool SkippedCancelled = false;      // Out: work-groups left unrun.
 };
 
 /// Runs work-groups [Begin, End) of a dispatch, unless one of its
-/// work-groups faulted meanwhile (in another chunk).
+/// work-groups faulted meanwhile (in another chunk) or the dispatch is
+/// being cancelled.
 OPENHSA_CALLS_JIT_CODE
 void runGroups(void *Data) {
-  const GroupRun &R = *static_cast<const GroupRun *>(Data);
+  GroupRun &R = *static_cast<GroupRun *>(Data);
   // Flattened ID G = X + Y * GroupsX + Z * GroupsXY, in increasing order.
   uint64_t Z = R.Begin / R.GroupsXY;
   const uint64_t Rem = R.Begin - Z * R.GroupsXY;
@@ -476,8 +585,12 @@ void runGroups(void *Data) {
   uint64_t X = Rem - Y * R.GroupsX;
   const uint64_t GroupsY = R.GroupsXY / R.GroupsX;
   for (uint64_t G = R.Begin; G < R.End; ++G) {
-    if (R.Faulted->load(std::memory_order_relaxed))
+    if (R.Stopped->load(std::memory_order_relaxed))
       return;
+    if (R.Cancelled->load(std::memory_order_relaxed)) {
+      R.SkippedCancelled = true;
+      return;
+    }
     R.Entry(R.Kernarg, R.Context, uint32_t(X), uint32_t(Y), uint32_t(Z));
     if (++X == R.GroupsX) {
       X = 0;
@@ -529,15 +642,25 @@ bool PacketProcessor::runWorkGroups(DispatchJob &Job, uint64_t Begin,
                End,
                Job.GroupsX,
                Job.GroupsXY,
-               &Job.Faulted};
+               &Job.Stopped,
+               &Job.State->Cancelled};
   // The recovery point is armed around this chunk of work-groups only, in
-  // this thread: a fault skips the rest of the chunk, never a frame of the
-  // pool's or the packet processor's. Kernel code holds no lock of ours where
-  // it can fault (KernelHelpers.cpp), so nothing stays locked.
-  const int Sig = runKernelCode(&runGroups, &Run);
-  if (Sig == 0)
+  // this thread: a fault, or a cancel request while the queue's Cancelled
+  // is set, skips the rest of the chunk, never a frame of the pool's or
+  // the packet processor's. Kernel code holds no lock of ours where it can
+  // be interrupted (KernelHelpers.cpp), so nothing stays locked. Running
+  // tells cancel() whom to interrupt: a plain store, since cancel() asks
+  // again until the dispatch has retired, a request that raced with it
+  // comes again.
+  Runner &Self = Runners[Slot];
+  Self.Running.store(Job.State.get(), std::memory_order_release);
+  const int Sig = runKernelCode(&runGroups, &Run, &Job.State->Cancelled);
+  Self.Running.store(nullptr, std::memory_order_release);
+  if (Sig == 0 && !Run.SkippedCancelled)
     return true;
-  Job.Faulted.store(true, std::memory_order_relaxed);
+  Job.Stopped.store(true, std::memory_order_relaxed);
+  if (Sig == KernelCancelled || Sig == 0)
+    return false; // cancel() made the queue inactive and logged why.
   log::write(log::Level::Error,
              "a kernel faulted (%s) in dispatch %llu of queue %llu; the queue "
              "is inactive now",

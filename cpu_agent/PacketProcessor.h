@@ -22,6 +22,11 @@
 // one processing unit), then sleeps on a WakeWord that doorbell stores,
 // completions and dependency signals notify.
 //
+// Detaching a queue (hsa_queue_destroy, hsa_shut_down) waits for the
+// dispatches launched from it until a deadline; those still running then
+// are cancelled (cancel(): KernelFaults.h), so that a kernel that never
+// finishes cannot hang teardown.
+//
 //===----------------------------------------------------------------------===//
 #ifndef OPENHSA_CPU_AGENT_PACKETPROCESSOR_H
 #define OPENHSA_CPU_AGENT_PACKETPROCESSOR_H
@@ -32,12 +37,13 @@
 #include "runtime/core/Queue.h"
 
 #include <atomic>
-#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include <pthread.h>
 
 namespace openhsa {
 class Agent;
@@ -64,7 +70,10 @@ public:
   ~PacketProcessor() override;
 
   void attach(Queue &Q);
-  void detach(Queue &Q) override;
+  /// Waits for Q's dispatches until CancelAtNs (monotonicNanoseconds), then
+  /// cancels those still running: they end with HSA_STATUS_ERROR_EXCEPTION
+  /// through Q's callback, on this thread.
+  void detach(Queue &Q, uint64_t CancelAtNs) override;
 
 private:
   struct QueueState : std::enable_shared_from_this<QueueState> {
@@ -73,14 +82,26 @@ private:
     std::atomic<uint32_t> InFlight{0};
     /// An error a worker found (a kernel fault) for the processor thread to
     /// report: the queue's callback may destroy the queue, which waits for
-    /// InFlight and so cannot run inside a launched dispatch.
+    /// InFlight and so cannot run inside a launched dispatch. After detach
+    /// took the queue away, detach reports it.
     std::atomic<int> PendingError{HSA_STATUS_SUCCESS};
+    /// Set when detach gave up waiting: the dispatches of the queue are
+    /// being cancelled (their work-groups skipped, the kernel code running
+    /// interrupted).
+    std::atomic<bool> Cancelled{false};
     /// Dependency signals of a blocked barrier packet that the processor's
     /// WakeWord watches (processor thread only).
     std::vector<const Signal *> Watched;
   };
   enum class Outcome { Consumed, Blocked, Failed };
   struct DispatchJob;
+  /// A thread that runs work-groups (a worker, or this processor's thread
+  /// at InlineSlot) and the queue whose kernel code it runs now, if any:
+  /// whom cancel() interrupts.
+  struct alignas(64) Runner {
+    std::atomic<const QueueState *> Running{nullptr};
+    pthread_t Thread{};
+  };
 
   void run();
   void refreshQueues();
@@ -89,10 +110,19 @@ private:
   Outcome processBarrier(QueueState &S, const void *Slot, bool IsAnd);
   Outcome processAgentDispatch(QueueState &S, const void *Slot);
   void unwatch(QueueState &S);
+  /// Cancels what runs of S's dispatches (detach, past its deadline):
+  /// their unclaimed work-groups are retired unrun and the threads in their
+  /// kernel code interrupted. Asynchronous; detach calls it again until
+  /// S's dispatches have retired.
+  void cancel(QueueState &S, uint64_t WaitedNs, bool First);
+  /// Whether this thread no longer looks at Gone's queue: it acknowledged
+  /// generation Target, or it runs kernel code of another queue (and
+  /// rereads the queue list before it looks at another queue).
+  bool releasedQueue(const QueueState &Gone, uint64_t Target);
   /// Runs work-groups [Begin, End) of Job on worker slot Slot (or this
-  /// thread's); false when one of them faulted: the queue is inactive, and
-  /// the dispatch does not complete (finishDispatch leaves the processor
-  /// thread HSA_STATUS_ERROR_EXCEPTION to report).
+  /// thread's); false when one of them faulted or was cancelled: the queue
+  /// is inactive, and the dispatch does not complete (finishDispatch leaves
+  /// HSA_STATUS_ERROR_EXCEPTION to report).
   bool runWorkGroups(DispatchJob &Job, uint64_t Begin, uint64_t End,
                      unsigned Slot);
   /// Every work-group of Job has run: completes the packet (on the thread
@@ -107,9 +137,10 @@ private:
   const unsigned InlineSlot;
   const bool InlineSmallDispatches;
 
+  /// The processor thread sleeps on it; detach waits on it too (completions
+  /// and the acknowledgement of a new queue list notify it).
   WakeWord Wake;
   std::mutex Mutex; // Guards Queues, Retired, Generation writes.
-  std::condition_variable Acknowledged;
   std::vector<std::shared_ptr<QueueState>> Queues;
   std::atomic<uint64_t> Generation{0};
   uint64_t SeenGeneration = 0; // Written under Mutex by the thread.
@@ -117,6 +148,11 @@ private:
 
   // Processor thread only.
   std::vector<std::shared_ptr<QueueState>> Active;
+  /// The queue whose dispatch the processor thread runs work-groups of now,
+  /// else null (written by the processor thread).
+  std::atomic<const QueueState *> InlineKernelOf{nullptr};
+  /// Worker slots, then InlineSlot.
+  std::unique_ptr<Runner[]> Runners;
 
   std::thread Thread;
   /// Last: its workers, which run jobs referring to the members above, are

@@ -29,11 +29,23 @@ bool GroupJob::runChunk(unsigned Slot, unsigned Runners, uint64_t MaxChunk) {
   const uint64_t Start = monotonicNanoseconds();
   run(Begin, Begin + Count, Slot);
   BusyNs.fetch_add(monotonicNanoseconds() - Start, std::memory_order_relaxed);
+  retire(Count);
+  return true;
+}
+
+uint64_t GroupJob::claimRest() {
+  // Next never passes Total, and runChunk claims with a compare-exchange:
+  // what it claimed before stays its own.
+  const uint64_t Begin = Next.exchange(Total, std::memory_order_relaxed);
+  return Begin < Total ? Total - Begin : 0;
+}
+
+void GroupJob::retire(uint64_t Count) {
   // acq_rel: the thread that retires the last chunk sees what every other
   // chunk wrote before it completes the dispatch.
-  if (Retired.fetch_add(Count, std::memory_order_acq_rel) + Count == Total)
+  if (Count &&
+      Retired.fetch_add(Count, std::memory_order_acq_rel) + Count == Total)
     finished();
-  return true;
 }
 
 WorkGroupPool::WorkGroupPool(unsigned Workers, std::function<void()> Start)
@@ -57,6 +69,11 @@ void WorkGroupPool::submit(std::shared_ptr<GroupJob> J) {
     Queued.store(uint32_t(Jobs.size()), std::memory_order_release);
   }
   Wake.notify(); // A futex call only where a worker sleeps.
+}
+
+std::vector<std::shared_ptr<GroupJob>> WorkGroupPool::queued() {
+  std::lock_guard<std::mutex> Guard(Lock);
+  return {Jobs.begin(), Jobs.end()};
 }
 
 std::shared_ptr<GroupJob> WorkGroupPool::take() {

@@ -52,6 +52,12 @@ public:
   uint64_t busyNanoseconds() const {
     return BusyNs.load(std::memory_order_relaxed);
   }
+  /// Claims every work-group not claimed yet, without running it (a
+  /// cancelled dispatch); returns how many. The caller retires them.
+  uint64_t claimRest();
+  /// Retires Count claimed work-groups; the call that retires the last
+  /// work-group calls finished().
+  void retire(uint64_t Count);
 
 protected:
   /// Runs work-groups [Begin, End) on the thread of Slot.
@@ -73,10 +79,16 @@ public:
   ~WorkGroupPool();
 
   unsigned workers() const { return unsigned(Threads.size()); }
+  /// The thread of worker slot Slot (to interrupt the kernel code it runs).
+  std::thread::native_handle_type nativeHandle(unsigned Slot) {
+    return Threads[Slot].native_handle();
+  }
 
   /// Hands J's unclaimed work-groups to the workers (slots 0 to workers()-1)
   /// and wakes them. Jobs are served in submission order.
   void submit(std::shared_ptr<GroupJob> J);
+  /// The jobs submitted that may still have unclaimed work-groups.
+  std::vector<std::shared_ptr<GroupJob>> queued();
 
 private:
   /// A worker's loop; Runners counts the threads that may share a job (the

@@ -258,9 +258,9 @@ hsa_status_t GpuAgent::createQueue(const QueueRequest &Request, uint64_t Id,
   return HSA_STATUS_SUCCESS;
 }
 
-void GpuAgent::destroyQueue(Queue *Q) {
+void GpuAgent::destroyQueue(Queue *Q, uint64_t CancelAtNs) {
   QueueProcessor *Service = Q->processor();
-  Service->detach(*Q);
+  Service->detach(*Q, CancelAtNs);
   delete Service;
   delete Q;
   QueueCount.fetch_sub(1);

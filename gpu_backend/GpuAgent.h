@@ -60,7 +60,7 @@ public:
   uint32_t queueMaxCount() const override { return 64; }
   hsa_status_t createQueue(const QueueRequest &Request, uint64_t Id,
                            Queue *&Result) override;
-  void destroyQueue(Queue *Q) override;
+  void destroyQueue(Queue *Q, uint64_t CancelAtNs) override;
 
   const CudaDriver &driver() const { return Driver; }
   const DeviceInfo &info() const { return Info; }

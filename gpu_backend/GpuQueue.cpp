@@ -105,10 +105,10 @@ std::unique_ptr<GpuQueueService> GpuQueueService::start(const GpuAgent &A,
 
 GpuQueueService::~GpuQueueService() {
   if (Thread.joinable())
-    detach(Q);
+    detach(Q, UINT64_MAX);
 }
 
-void GpuQueueService::detach(Queue &) {
+void GpuQueueService::detach(Queue &, uint64_t) {
   if (!Thread.joinable())
     return;
   Stopping.store(true, std::memory_order_release);

@@ -67,7 +67,9 @@ public:
   /// Null when the stream cannot be created.
   static std::unique_ptr<GpuQueueService> start(const GpuAgent &A, Queue &Q);
   ~GpuQueueService() override;
-  void detach(Queue &Q) override;
+  /// Kernels already on the device are not cancelled: CancelAtNs is
+  /// ignored.
+  void detach(Queue &Q, uint64_t CancelAtNs) override;
 
 private:
   /// Words the device kernels read, in mapped host memory.

@@ -7,10 +7,13 @@
 #include "cpu_agent/KernelFaults.h"
 #include "gpu_backend/GpuAgent.h"
 #include "runtime/CodeObjectStore.h"
+#include "runtime/core/Clock.h"
 #include "runtime/core/Futex.h"
 #include "runtime/core/Log.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -28,6 +31,32 @@ firstGpuAgent(const std::vector<std::unique_ptr<Agent>> &Agents) {
   return nullptr;
 }
 
+
+/// How long hsa_shut_down and hsa_queue_destroy wait for work-groups still
+/// running kernel code before they cancel them (README "Behaviour worth
+/// knowing"): far longer than a kernel that is merely slow takes at
+/// teardown, far shorter than a harness waits before it gives up and kills
+/// the process. OPENHSA_TEARDOWN_GRACE_MS changes it.
+constexpr uint64_t DefaultTeardownGraceMs = 2'000;
+
+static uint64_t teardownGraceNs() {
+  const char *V = std::getenv("OPENHSA_TEARDOWN_GRACE_MS");
+  if (!V || !*V)
+    return DefaultTeardownGraceMs * 1'000'000;
+  char *End = nullptr;
+  errno = 0;
+  const unsigned long long Ms = std::strtoull(V, &End, 10);
+  // At most a day: beyond it a harness has long given up, and the sum with
+  // the clock stays far from overflowing.
+  if (*End || errno || V[0] == '-' || Ms > 86'400'000ull) {
+    log::write(log::Level::Warning,
+               "OPENHSA_TEARDOWN_GRACE_MS=%s is not a number of milliseconds "
+               "up to 86400000; using %llu",
+               V, static_cast<unsigned long long>(DefaultTeardownGraceMs));
+    return DefaultTeardownGraceMs * 1'000'000;
+  }
+  return uint64_t(Ms) * 1'000'000;
+}
 
 std::mutex Runtime::LifetimeMutex;
 uint32_t Runtime::RefCount = 0;
@@ -82,6 +111,7 @@ hsa_status_t Runtime::initialize() {
     return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   }
   Topo = std::move(*T);
+  TeardownGraceNs = teardownGraceNs();
   // Threads that wait spin first only where another processing unit can
   // run what they wait for.
   size_t Allowed = 0;
@@ -106,10 +136,18 @@ hsa_status_t Runtime::initialize() {
   return HSA_STATUS_SUCCESS;
 }
 
+uint64_t Runtime::cancelDeadline() const {
+  return monotonicNanoseconds() + TeardownGraceNs;
+}
+
 Runtime::~Runtime() {
-  // Queues first: their processors may still reference signals.
+  // Queues first: their processors may still reference signals. One grace
+  // period for all of them: work-groups still running kernel code after it
+  // are cancelled, so that a kernel that never finishes cannot hang the
+  // shut-down.
+  const uint64_t CancelAtNs = cancelDeadline();
   for (auto &[Hsa, Owner] : KernelQueues)
-    Owner->destroyQueue(Queue::fromHsa(Hsa));
+    Owner->destroyQueue(Queue::fromHsa(Hsa), CancelAtNs);
   KernelQueues.clear();
   SoftQueues.clear();
   // Executables next (no dispatch can be in flight now): their kernels
@@ -280,7 +318,7 @@ hsa_status_t Runtime::destroyQueue(const hsa_queue_t *Hsa) {
     }
   }
   if (Owner)
-    Owner->destroyQueue(Queue::fromHsa(Hsa));
+    Owner->destroyQueue(Queue::fromHsa(Hsa), cancelDeadline());
   return HSA_STATUS_SUCCESS;
 }
 

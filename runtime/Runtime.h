@@ -96,6 +96,11 @@ public:
 
   ~Runtime();
 
+  /// When a queue destroyed now cancels the kernel code of its dispatches
+  /// that still runs (monotonicNanoseconds): after the grace period,
+  /// OPENHSA_TEARDOWN_GRACE_MS.
+  uint64_t cancelDeadline() const;
+
 private:
   Runtime() = default;
   hsa_status_t initialize();
@@ -106,6 +111,7 @@ private:
 
   std::unique_ptr<Topology> Topo;
   std::vector<std::unique_ptr<Agent>> Agents;
+  uint64_t TeardownGraceNs = 0; // Read at hsa_init.
   std::unique_ptr<CodeObjectStore> CodeObjects;
 
   mutable std::mutex QueuesMutex;

@@ -5,6 +5,7 @@
 // do nothing (loads return 0) for one that fails.
 //
 //===----------------------------------------------------------------------===//
+#include "cpu_agent/KernelFaults.h"
 #include "runtime/api/ApiCommon.h"
 #include "runtime/api/EnumArg.h"
 
@@ -61,7 +62,14 @@ hsa_signal_value_t waitOn(hsa_signal_t H,
                           HSA_SIGNAL_CONDITION_LT, HSA_SIGNAL_CONDITION_GTE});
   if (!S || !C)
     return S ? S->load(Order) : 0;
-  return S->wait(*C, Compare, Timeout, waitHint(Hint), Order);
+  // A native kernel may wait too: then the wait can be cancelled
+  // (cpu_agent/KernelFaults.h); elsewhere this is one S->wait.
+  hsa_signal_value_t Observed = 0;
+  cpu::waitFromKernelCode(Timeout, [&](uint64_t Slice) {
+    Observed = S->wait(*C, Compare, Slice, waitHint(Hint), Order);
+    return signalConditionHolds(*C, Observed, Compare);
+  });
+  return Observed;
 }
 
 hsa_status_t groupWait(hsa_signal_group_t Group,
@@ -79,8 +87,12 @@ hsa_status_t groupWait(hsa_signal_group_t Group,
     OPENHSA_REQUIRE(enumBits(Conditions[I]) <= HSA_SIGNAL_CONDITION_GTE,
                     HSA_STATUS_ERROR_INVALID_ARGUMENT);
   int64_t Observed = 0;
-  size_t Index = waitAny(G->Signals.data(), Conditions, CompareValues, N,
-                         UINT64_MAX, waitHint(Hint), Order, &Observed);
+  size_t Index = N;
+  cpu::waitFromKernelCode(UINT64_MAX, [&](uint64_t Slice) {
+    Index = waitAny(G->Signals.data(), Conditions, CompareValues, N, Slice,
+                    waitHint(Hint), Order, &Observed);
+    return Index != N;
+  });
   *Which = G->Signals[Index]->handle();
   *Value = Observed;
   return HSA_STATUS_SUCCESS;

@@ -157,8 +157,10 @@ public:
   /// against the agent's limits.
   virtual hsa_status_t createQueue(const QueueRequest &Request, uint64_t Id,
                                    Queue *&Result) = 0;
-  /// Detaches Q from this agent's processor and frees it.
-  virtual void destroyQueue(Queue *Q) = 0;
+  /// Detaches Q from this agent's processor and frees it. Work of Q still
+  /// running at CancelAtNs (monotonicNanoseconds) is cancelled where the
+  /// agent can (CPU agents: QueueProcessor::detach).
+  virtual void destroyQueue(Queue *Q, uint64_t CancelAtNs) = 0;
 
   const std::vector<std::unique_ptr<Region>> &regions() const {
     return Regions;

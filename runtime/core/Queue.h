@@ -32,8 +32,10 @@ class QueueProcessor {
 public:
   virtual ~QueueProcessor();
   /// Stops processing Q; returns once no thread of the processor touches
-  /// Q or its packets any more (in-flight work included).
-  virtual void detach(Queue &Q) = 0;
+  /// Q or its packets any more (in-flight work included). A processor that
+  /// can cancel kernel code cancels what of Q's work still runs at
+  /// CancelAtNs (monotonicNanoseconds; UINT64_MAX: never).
+  virtual void detach(Queue &Q, uint64_t CancelAtNs) = 0;
 };
 
 using QueueErrorCallback = void (*)(hsa_status_t, hsa_queue_t *, void *);
