@@ -26,6 +26,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
 
 namespace openhsa::gpu {
 
@@ -67,6 +70,33 @@ inline constexpr uint32_t kernargParamBytes(uint32_t Size) {
 
 /// The PTX entry of HSAIL kernel "&name".
 inline constexpr const char *EntryPrefix = "__openhsa_gpu_";
+
+/// Lanes of a GPU agent's wavefront (a warp): WAVESIZE in its kernels.
+inline constexpr unsigned GpuWavefrontSize = 32;
+
+/// The ISA of GPU agents of compute capability SmVersion / 10:
+/// "openhsa:nvptx:sm_90" for 90. Agents report it; the finalizer compiles
+/// for the version it names.
+inline std::string gpuIsaName(unsigned SmVersion) {
+  return "openhsa:nvptx:sm_" + std::to_string(SmVersion);
+}
+
+/// The compute capability an ISA name of gpuIsaName's form names.
+inline std::optional<unsigned> gpuIsaVersion(std::string_view IsaName) {
+  constexpr std::string_view Prefix = "openhsa:nvptx:sm_";
+  if (IsaName.substr(0, Prefix.size()) != Prefix ||
+      IsaName.size() == Prefix.size() || IsaName.size() > Prefix.size() + 4)
+    return std::nullopt;
+  unsigned V = 0;
+  for (char C : IsaName.substr(Prefix.size())) {
+    if (C < '0' || C > '9')
+      return std::nullopt;
+    V = V * 10 + unsigned(C - '0');
+  }
+  if (V < 30)
+    return std::nullopt;
+  return V;
+}
 
 } // namespace openhsa::gpu
 

@@ -246,19 +246,6 @@ std::string ptxName(llvm::StringRef Name) {
 }
 } // namespace
 
-std::string gpuIsaName(unsigned SmVersion) {
-  return "openhsa:nvptx:sm_" + std::to_string(SmVersion);
-}
-
-std::optional<unsigned> gpuIsaVersion(llvm::StringRef IsaName) {
-  if (!IsaName.consume_front("openhsa:nvptx:sm_"))
-    return std::nullopt;
-  unsigned V = 0;
-  if (IsaName.getAsInteger(10, V) || V < 30)
-    return std::nullopt;
-  return V;
-}
-
 /// HSAIL allows memory accesses at any address (PRM 6.1.2); NVIDIA GPUs
 /// fault on misaligned ones, and an access LLVM must assume unaligned
 /// becomes byte loads. GPU agents take accesses as naturally aligned: a

@@ -9,6 +9,7 @@
 #ifndef OPENHSA_FINALIZER_GPUTARGET_H
 #define OPENHSA_FINALIZER_GPUTARGET_H
 
+#include "abi/GpuKernelAbi.h"
 #include "finalizer/Lowering.h"
 
 #include "llvm/IR/Module.h"
@@ -20,13 +21,10 @@
 namespace openhsa::finalizer {
 
 inline constexpr const char *NvptxTriple = "nvptx64-nvidia-cuda";
-/// Lanes of a wavefront of the GPU agent (a warp).
-inline constexpr unsigned GpuWavefrontSize = 32;
-
-/// "openhsa:nvptx:sm_90" for compute capability 9.0 (SmVersion 90).
-std::string gpuIsaName(unsigned SmVersion);
-/// The compute capability an ISA name of gpuIsaName's form names.
-std::optional<unsigned> gpuIsaVersion(llvm::StringRef IsaName);
+// The wavefront size and ISA names the agents report too.
+using gpu::gpuIsaName;
+using gpu::gpuIsaVersion;
+using gpu::GpuWavefrontSize;
 
 /// Defines the queries in M and adds a PTX entry per kernel, naming it in
 /// Kernel.Symbol.EntrySymbol. Fails, naming the kernel and what it uses,

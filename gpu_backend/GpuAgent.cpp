@@ -1,7 +1,7 @@
 //===- gpu_backend/GpuAgent.cpp - A kernel agent per CUDA device ----------===//
 #include "gpu_backend/GpuAgent.h"
 
-#include "finalizer/GpuTarget.h"
+#include "abi/GpuKernelAbi.h"
 #include "gpu_backend/GpuQueue.h"
 #include "hsa/hsa_ext_openhsa.h"
 #include "runtime/core/Log.h"
@@ -129,7 +129,7 @@ GpuAgent::discover(const Topology &Topo, unsigned FirstOrdinal) {
     // launch needs the warp of 32 lanes the finalizer assumes.
     if (!attribute(*D, Dev, AttrUnifiedAddressing) ||
         !attribute(*D, Dev, AttrCanMapHostMemory) ||
-        attribute(*D, Dev, AttrWarpSize) != int(finalizer::GpuWavefrontSize) ||
+        attribute(*D, Dev, AttrWarpSize) != int(GpuWavefrontSize) ||
         Info.SmVersion < 70) {
       log::write(log::Level::Info,
                  "GPU %d (%s) is not used: it needs unified addressing, "
@@ -182,11 +182,11 @@ GpuAgent::GpuAgent(const CudaDriver &Driver, CUdevice Device, CUcontext Context,
 
   OwnIsa = std::make_unique<Isa>();
   Isa &I = *OwnIsa;
-  I.Name = finalizer::gpuIsaName(Info.SmVersion);
+  I.Name = gpuIsaName(Info.SmVersion);
   I.MachineModel = HSA_MACHINE_MODEL_LARGE;
   I.Profile = Info.PageableMemoryAccess ? HSA_PROFILE_FULL : HSA_PROFILE_BASE;
   I.DefaultRounding = HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR;
-  I.WavefrontSize = finalizer::GpuWavefrontSize;
+  I.WavefrontSize = GpuWavefrontSize;
   for (unsigned D = 0; D < 3; ++D)
     I.WorkgroupMaxDim[D] = uint16_t(
         std::min<uint32_t>(Info.MaxBlockDim[D], Info.MaxThreadsPerBlock));

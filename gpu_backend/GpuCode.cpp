@@ -9,11 +9,11 @@
 namespace openhsa::gpu {
 
 llvm::Expected<std::unique_ptr<GpuModule>>
-GpuModule::load(const GpuAgent &A, const finalizer::CodeObject &CO) {
+GpuModule::load(const GpuAgent &A, llvm::StringRef Text) {
   if (!A.makeCurrent())
     return llvm::createStringError("cannot make the GPU's context current");
   // The driver wants NUL-terminated PTX.
-  std::string Ptx(CO.Object.begin(), CO.Object.end());
+  std::string Ptx = Text.str();
   char ErrorLog[4096] = {};
   int Options[] = {JitErrorLogBuffer, JitErrorLogBufferSizeBytes};
   void *Values[] = {ErrorLog,

@@ -8,9 +8,9 @@
 #ifndef OPENHSA_GPU_BACKEND_GPUCODE_H
 #define OPENHSA_GPU_BACKEND_GPUCODE_H
 
-#include "finalizer/CodeObject.h"
 #include "gpu_backend/CudaDriver.h"
 
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
 #include <map>
@@ -31,9 +31,10 @@ struct GpuKernel {
 
 class GpuModule {
 public:
-  /// Compiles CO's PTX for A's device. The driver's log is in the error.
-  static llvm::Expected<std::unique_ptr<GpuModule>>
-  load(const GpuAgent &A, const finalizer::CodeObject &CO);
+  /// Compiles Ptx (a GPU code object's object: PTX text) for A's device.
+  /// The driver's log is in the error.
+  static llvm::Expected<std::unique_ptr<GpuModule>> load(const GpuAgent &A,
+                                                         llvm::StringRef Ptx);
   ~GpuModule();
 
   /// The kernel whose entry is EntrySymbol, owned by the module.

@@ -397,7 +397,10 @@ hsa_status_t Executable::load(const Agent *A,
                  "defined outside its code object yet");
       return HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
     }
-    auto M = gpu::GpuModule::load(static_cast<const gpu::GpuAgent &>(*A), *CO);
+    auto M = gpu::GpuModule::load(
+        static_cast<const gpu::GpuAgent &>(*A),
+        llvm::StringRef(reinterpret_cast<const char *>(CO->Object.data()),
+                        CO->Object.size()));
     if (!M) {
       log::write(log::Level::Error, "cannot load code object: %s",
                  llvm::toString(M.takeError()).c_str());

@@ -4,7 +4,7 @@
 # includes one.
 #
 #   cmake -DSOURCE_DIR=<repository> -P agents_include_no_finalizer.cmake
-set(agent_dirs cpu_agent)
+set(agent_dirs cpu_agent gpu_backend)
 set(offenders "")
 foreach(dir ${agent_dirs})
   file(GLOB_RECURSE files ${SOURCE_DIR}/${dir}/*.h ${SOURCE_DIR}/${dir}/*.cpp)

@@ -417,7 +417,8 @@ TEST_F(DispatchCancel, ShutDownGivesAllQueuesOneGracePeriod) {
   });
   Initialized = false;
   EXPECT_GE(Took, 2000ms);
-  EXPECT_LT(Took, 4000ms) << ms(Took) << ": a grace period per queue?";
+  // One grace period per queue would take 6 s.
+  EXPECT_LT(Took, 5000ms) << ms(Took) << ": a grace period per queue?";
   for (int I = 0; I < 3; ++I) {
     EXPECT_EQ(load(S[I].Finished), 0u);
     // Every queue that had started work-groups reports; one whose dispatch
