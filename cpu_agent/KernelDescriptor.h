@@ -79,9 +79,9 @@ struct KernelDescriptor {
   /// Checked at dispatch when HasConstraints is set.
   DispatchConstraints Constraints;
   bool HasConstraints = false;
-  /// What one work-group of the last dispatch cost (ns; 0: not dispatched
-  /// yet): the packet processor runs dispatches that were small last time
-  /// on its own thread (PacketProcessor.cpp).
+  /// What one work-group costs, by the dispatches so far (ns; 0: not
+  /// dispatched yet): the packet processor runs dispatches that were small
+  /// last time on its own thread (PacketProcessor.cpp finishDispatch).
   mutable std::atomic<uint64_t> NanosPerGroup{0};
 
   uint64_t kernelObject() const {

@@ -543,10 +543,19 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
 
 void PacketProcessor::finishDispatch(DispatchJob &Job) {
   // What the work-groups cost, for the next dispatch of the kernel; before
-  // the completion, after which the program may destroy the kernel.
-  const uint64_t PerGroup = std::max<uint64_t>(
+  // the completion, after which the program may destroy the kernel. The
+  // estimate falls at once and rises at most twofold a dispatch: one
+  // measurement that a preemption or a page fault inflated must not send
+  // every later small dispatch to the workers, and a kernel that really got
+  // slower costs an inline dispatch at most its budget before the workers
+  // take over (launchDispatch).
+  const uint64_t Measured = std::max<uint64_t>(
       1, Job.busyNanoseconds() / std::max<uint64_t>(Job.Total, 1));
-  Job.Kernel->NanosPerGroup.store(PerGroup, std::memory_order_relaxed);
+  const uint64_t Before =
+      Job.Kernel->NanosPerGroup.load(std::memory_order_relaxed);
+  Job.Kernel->NanosPerGroup.store(
+      Before == 0 ? Measured : std::min(Measured, 2 * Before),
+      std::memory_order_relaxed);
   // A faulted or cancelled dispatch leaves its completion signal alone,
   // like every later packet of the now inactive queue (README); the
   // processor thread (or detach) reports the error.
