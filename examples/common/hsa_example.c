@@ -23,21 +23,44 @@ double example_seconds(void) {
 }
 
 typedef struct {
-  hsa_device_type_t want;
+  const char *want; /* cpu, gpu or an agent's number */
+  unsigned next;    /* the number of the agent seen next */
   hsa_agent_t *out;
 } find_agent_t;
 
 static hsa_status_t find_agent(hsa_agent_t agent, void *data) {
   find_agent_t *f = (find_agent_t *)data;
+  unsigned number = f->next++;
   hsa_device_type_t type;
   CHECK(hsa_agent_get_info(agent, HSA_AGENT_INFO_DEVICE, &type));
   uint32_t features = 0;
   CHECK(hsa_agent_get_info(agent, HSA_AGENT_INFO_FEATURE, &features));
-  if (type == f->want && (features & HSA_AGENT_FEATURE_KERNEL_DISPATCH)) {
+  if (!(features & HSA_AGENT_FEATURE_KERNEL_DISPATCH))
+    return HSA_STATUS_SUCCESS;
+  char *end = NULL;
+  unsigned long wanted = strtoul(f->want, &end, 10);
+  int match = strcmp(f->want, "cpu") == 0   ? type == HSA_DEVICE_TYPE_CPU
+              : strcmp(f->want, "gpu") == 0 ? type == HSA_DEVICE_TYPE_GPU
+                                            : *end == '\0' && wanted == number;
+  if (match) {
     *f->out = agent;
     return HSA_STATUS_INFO_BREAK;
   }
   return HSA_STATUS_SUCCESS;
+}
+
+const char *example_agent_option(int *argc, char **argv) {
+  const char *agent = "cpu";
+  int kept = 1;
+  for (int i = 1; i < *argc; ++i) {
+    if (strcmp(argv[i], "--agent") == 0 && i + 1 < *argc)
+      agent = argv[++i];
+    else
+      argv[kept++] = argv[i];
+  }
+  *argc = kept;
+  argv[kept] = NULL;
+  return agent;
 }
 
 static hsa_status_t find_regions(hsa_region_t region, void *data) {
@@ -55,15 +78,22 @@ static hsa_status_t find_regions(hsa_region_t region, void *data) {
   return HSA_STATUS_SUCCESS;
 }
 
-void example_init(example_t *ex, hsa_device_type_t device) {
+void example_init(example_t *ex, const char *agent) {
   memset(ex, 0, sizeof(*ex));
   CHECK(hsa_init());
-  find_agent_t f = {device, &ex->agent};
+  find_agent_t f = {agent, 0, &ex->agent};
   if (hsa_iterate_agents(find_agent, &f) != HSA_STATUS_INFO_BREAK) {
-    fprintf(stderr, "no kernel agent of the requested type\n");
+    fprintf(stderr,
+            "--agent %s: no such kernel agent (cpu, gpu, or a kernel "
+            "agent's number as openhsa-info prints it)\n",
+            agent);
     exit(1);
   }
   CHECK(hsa_agent_get_info(ex->agent, HSA_AGENT_INFO_NAME, ex->agent_name));
+  ex->agent_name[sizeof(ex->agent_name) - 1] = '\0';
+  for (size_t n = strlen(ex->agent_name); n > 0 && ex->agent_name[n - 1] == ' ';
+       --n)
+    ex->agent_name[n - 1] = '\0'; /* CPU brand strings are padded. */
   CHECK(hsa_agent_iterate_regions(ex->agent, find_regions, ex));
   if (!ex->kernarg_region.handle || !ex->data_region.handle) {
     fprintf(stderr, "the agent lacks a kernarg or fine-grained region\n");
@@ -94,7 +124,18 @@ double example_load(example_t *ex, const char *brig_path) {
   CHECK(hsa_ext_program_create(HSA_MACHINE_MODEL_LARGE, HSA_PROFILE_FULL,
                                HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT, NULL,
                                &program));
-  CHECK(hsa_ext_program_add_module(program, (hsa_ext_module_t)brig));
+  hsa_status_t added =
+      hsa_ext_program_add_module(program, (hsa_ext_module_t)brig);
+  if (added == (hsa_status_t)HSA_EXT_STATUS_ERROR_INCOMPATIBLE_MODULE) {
+    /* A base-profile agent (a GPU that cannot reach pageable host memory)
+     * takes $base modules only; the examples' kernels are $full. */
+    fprintf(stderr,
+            "%s: the module is $full $large; agent \"%s\" does not take "
+            "it (its ISA's profile is base)\n",
+            brig_path, ex->agent_name);
+    exit(1);
+  }
+  CHECK(added);
   hsa_isa_t isa;
   CHECK(hsa_agent_get_info(ex->agent, HSA_AGENT_INFO_ISA, &isa));
   hsa_ext_control_directives_t directives;

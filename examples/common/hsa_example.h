@@ -30,9 +30,13 @@ typedef struct {
   hsa_code_object_t code_object;
 } example_t;
 
-/* hsa_init, the first agent of the given device type, its regions and a
- * queue. */
-void example_init(example_t *ex, hsa_device_type_t device);
+/* Takes "--agent cpu|gpu|N" out of argv (N: the agent's number, as
+ * openhsa-info prints it) and returns its value; "cpu" without one. */
+const char *example_agent_option(int *argc, char **argv);
+
+/* hsa_init, the kernel agent `agent` names (cpu: the first CPU kernel
+ * agent, gpu: the first GPU, or a number), its regions and a queue. */
+void example_init(example_t *ex, const char *agent);
 
 /* Reads brig_path, finalizes it for the agent and loads it. Returns the
  * finalization time in seconds. */

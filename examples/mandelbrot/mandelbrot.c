@@ -3,7 +3,7 @@
  * on a 2-D grid, checks the iteration counts against the same computation
  * on the host, and writes mandelbrot.png.
  *
- *   mandelbrot [BRIG] [WIDTH HEIGHT] [OUT.png]
+ *   mandelbrot [--agent cpu|gpu|N] [BRIG] [WIDTH HEIGHT] [OUT.png]
  */
 #include "hsa_example.h"
 #include "png_write.h"
@@ -42,13 +42,14 @@ static uint32_t host_iterations(const args_t *a, uint32_t x, uint32_t y) {
 }
 
 int main(int argc, char **argv) {
+  const char *agent = example_agent_option(&argc, argv);
   const char *brig = argc > 1 ? argv[1] : MANDELBROT_BRIG;
   uint32_t width = argc > 3 ? (uint32_t)atoi(argv[2]) : 1920;
   uint32_t height = argc > 3 ? (uint32_t)atoi(argv[3]) : 1080;
   const char *png = argc > 4 ? argv[4] : "mandelbrot.png";
 
   example_t ex;
-  example_init(&ex, HSA_DEVICE_TYPE_CPU);
+  example_init(&ex, agent);
   double finalize = example_load(&ex, brig);
   example_kernel_t k = example_kernel(&ex, "&mandelbrot");
 

@@ -4,7 +4,7 @@
  * inputs are small integers, so every partial sum is exact and the result
  * is checked exactly.
  *
- *   reduction [BRIG] [N]
+ *   reduction [--agent cpu|gpu|N] [BRIG] [N]
  */
 #include "hsa_example.h"
 
@@ -22,13 +22,14 @@ typedef struct {
 } args_t;
 
 int main(int argc, char **argv) {
+  const char *agent = example_agent_option(&argc, argv);
   const char *brig = argc > 1 ? argv[1] : REDUCTION_BRIG;
   uint32_t n = argc > 2 ? (uint32_t)strtoul(argv[2], NULL, 0) : 4000037u;
   const uint32_t group_size = 256; /* A power of two, as the tree needs. */
   const uint32_t groups = (n + group_size - 1) / group_size;
 
   example_t ex;
-  example_init(&ex, HSA_DEVICE_TYPE_CPU);
+  example_init(&ex, agent);
   double finalize = example_load(&ex, brig);
   example_kernel_t k = example_kernel(&ex, "&reduce");
 

@@ -2,7 +2,7 @@
  * vector_add: the canonical HSA sample. Finalizes vector_add.brig for the
  * CPU agent, dispatches one work-item per element and checks the result.
  *
- *   vector_add [BRIG] [N]
+ *   vector_add [--agent cpu|gpu|N] [BRIG] [N]
  */
 #include "hsa_example.h"
 
@@ -21,11 +21,12 @@ typedef struct {
 } args_t;
 
 int main(int argc, char **argv) {
+  const char *agent = example_agent_option(&argc, argv);
   const char *brig = argc > 1 ? argv[1] : VECTOR_ADD_BRIG;
   uint32_t n = argc > 2 ? (uint32_t)strtoul(argv[2], NULL, 0) : 10000019u;
 
   example_t ex;
-  example_init(&ex, HSA_DEVICE_TYPE_CPU);
+  example_init(&ex, agent);
   double finalize = example_load(&ex, brig);
   example_kernel_t k = example_kernel(&ex, "&vector_add");
 
