@@ -51,13 +51,20 @@ if [[ -n ${FUZZ_PREBUILT:-} ]]; then
   prebuilt=$(realpath "$FUZZ_PREBUILT")
   exe=$prebuilt/bin/$(basename "$exe")
   export LD_LIBRARY_PATH=$prebuilt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-elif [[ ! -f $build/build.ninja ]]; then
-  CC=clang-19 CXX=clang++-19 cmake -S . -B "$build" -G Ninja \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPENHSA_BUILD_FUZZERS=ON \
-    -DOPENHSA_BUILD_BENCHMARKS=OFF
-fi
-if [[ -z ${FUZZ_PREBUILT:-} ]]; then
+else
+  # Two fuzz.sh started at once (the reader and the assembler, say) share
+  # the build tree, and two ninjas in one tree break each other's
+  # outputs: one configures and builds while the other waits.
+  mkdir -p "$build"
+  exec 9>"$build/.fuzz-build.lock"
+  flock 9
+  if [[ ! -f $build/build.ninja ]]; then
+    CC=clang-19 CXX=clang++-19 cmake -S . -B "$build" -G Ninja \
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPENHSA_BUILD_FUZZERS=ON \
+      -DOPENHSA_BUILD_BENCHMARKS=OFF
+  fi
   ninja -C "$build" -j"${FUZZ_BUILD_JOBS:-1}" "${all[@]}"
+  exec 9>&-
 fi
 if [[ $target == bundle ]]; then
   # For a machine without oneTBB and hwloc (the GPU machine): the fuzzers
