@@ -337,9 +337,8 @@ TEST_F(Hostile, LiveHandlesOfAnotherKind) {
     if (Name != "program") {
       // An extension's status (0x2000 and up) is not a value of the C enum
       // hsa_status_t: compared as an integer (UBSan's enum check).
-      EXPECT_EQ(int(hsa_ext_program_get_info(hsa_ext_program_t{H},
-                                             HSA_EXT_PROGRAM_INFO_PROFILE,
-                                             Info)),
+      EXPECT_EQ(int(hsa_ext_program_get_info(
+                    hsa_ext_program_t{H}, HSA_EXT_PROGRAM_INFO_PROFILE, Info)),
                 HSA_EXT_STATUS_ERROR_INVALID_PROGRAM);
     }
     EXPECT_EQ(hsa_code_object_reader_destroy(hsa_code_object_reader_t{H}),

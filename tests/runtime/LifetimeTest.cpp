@@ -225,18 +225,6 @@ ProcessFootprint footprint() {
   return F;
 }
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool Sanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr bool Sanitized = true;
-#else
-constexpr bool Sanitized = false;
-#endif
-#else
-constexpr bool Sanitized = false;
-#endif
-
 /// One whole life of the runtime: init, a dispatch, shut down. Returns
 /// false (with a failure recorded) if any step fails.
 bool oneLife(uint32_t &Counter) {

@@ -24,17 +24,7 @@ using namespace std::chrono_literals;
 // about 0.2 us. Under TSan one costs 2-6 us (every atomic and the recovery
 // point of each chunk are instrumented), so 16 of them are over the budget
 // as often as not and rightly go to the workers; 4 are under it.
-#if defined(__SANITIZE_THREAD__)
-constexpr uint32_t SmallDispatchGroups = 4;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-constexpr uint32_t SmallDispatchGroups = 4;
-#else
-constexpr uint32_t SmallDispatchGroups = 16;
-#endif
-#else
-constexpr uint32_t SmallDispatchGroups = 16;
-#endif
+constexpr uint32_t SmallDispatchGroups = ThreadSanitized ? 4 : 16;
 
 struct PlaceArgs {
   uint32_t *OnProcessor; // Work-groups run on the processor's slot.

@@ -194,9 +194,12 @@ TEST_F(Queue, MaxSizeQueuesUpToTheLimit) {
   for (hsa_queue_t *Q : Queues)
     EXPECT_EQ(hsa_queue_destroy(Q), HSA_STATUS_SUCCESS);
   // Generous: 1 GiB of rings is written in well under a second on the 2-core
-  // development VM.
-  EXPECT_LT(Created - Start, 20s);
-  EXPECT_LT(std::chrono::steady_clock::now() - Created, 10s);
+  // development VM. Under TSan every store of it is instrumented: 19 s
+  // alone, 26 s beside other tests; the plain build checks the speed.
+  if (!ThreadSanitized) {
+    EXPECT_LT(Created - Start, 20s);
+    EXPECT_LT(std::chrono::steady_clock::now() - Created, 10s);
+  }
   // Destroyed queues give their memory back to the budget.
   hsa_queue_t *Q = nullptr;
   ASSERT_EQ(hsa_queue_create(Cpu, MaxSize, HSA_QUEUE_TYPE_MULTI, nullptr,
