@@ -553,9 +553,9 @@ void PacketProcessor::finishDispatch(DispatchJob &Job) {
       1, Job.busyNanoseconds() / std::max<uint64_t>(Job.Total, 1));
   const uint64_t Before =
       Job.Kernel->NanosPerGroup.load(std::memory_order_relaxed);
-  Job.Kernel->NanosPerGroup.store(
-      Before == 0 ? Measured : std::min(Measured, 2 * Before),
-      std::memory_order_relaxed);
+  Job.Kernel->NanosPerGroup.store(Before == 0 ? Measured
+                                              : std::min(Measured, 2 * Before),
+                                  std::memory_order_relaxed);
   // A faulted or cancelled dispatch leaves its completion signal alone,
   // like every later packet of the now inactive queue (README); the
   // processor thread (or detach) reports the error.

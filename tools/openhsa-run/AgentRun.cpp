@@ -91,12 +91,6 @@ hsa_status_t listAgent(hsa_agent_t Agent, void *Data) {
   return HSA_STATUS_SUCCESS;
 }
 
-const char *typeName(hsa_device_type_t T) {
-  return T == HSA_DEVICE_TYPE_CPU   ? "CPU"
-         : T == HSA_DEVICE_TYPE_GPU ? "GPU"
-                                    : "DSP";
-}
-
 std::vector<uint8_t> readFile(const std::string &Path) {
   std::ifstream In(Path, std::ios::binary);
   if (!In)
@@ -198,6 +192,12 @@ std::string layOutArguments(const KernelAgent &A, const RunOptions &O,
 
 } // namespace
 
+const char *deviceTypeName(hsa_device_type_t T) {
+  return T == HSA_DEVICE_TYPE_CPU   ? "CPU"
+         : T == HSA_DEVICE_TYPE_GPU ? "GPU"
+                                    : "DSP";
+}
+
 std::vector<KernelAgent> kernelAgents() {
   Listing L;
   hsa_iterate_agents(listAgent, &L);
@@ -220,7 +220,7 @@ std::vector<KernelAgent> selectAgents(const std::vector<KernelAgent> &All,
   std::string There;
   for (const KernelAgent &A : All)
     There += (There.empty() ? "" : ", ") + std::to_string(A.Number) + " (" +
-             typeName(A.Type) + ", " + A.Name + ")";
+             deviceTypeName(A.Type) + ", " + A.Name + ")";
   die("--agent " + Spec + ": no such kernel agent; the kernel agents are " +
       (There.empty() ? std::string("none") : There));
 }
@@ -382,7 +382,5 @@ AgentRun runOnAgent(const KernelAgent &A, const std::vector<uint8_t> &Brig,
     }
   return Run;
 }
-
-const char *deviceTypeName(hsa_device_type_t T) { return typeName(T); }
 
 } // namespace openhsa::run
