@@ -42,6 +42,7 @@ const Isa &hostIsa() {
              llvm::sys::getHostCPUName().str();
     I.MachineModel = HSA_MACHINE_MODEL_LARGE;
     I.Profile = HSA_PROFILE_FULL;
+    I.AlsoBase = true;
     I.DefaultRounding = HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR;
     // The lanes the finalizer runs a wavefront in (abi/CpuWavefront.h).
     I.WavefrontSize = abi::cpuWavefrontSize();
@@ -192,8 +193,10 @@ hsa_status_t CpuAgent::getInfo(uint32_t Attribute, void *Value) const {
         I.DefaultRounding;
     break;
   case HSA_AGENT_INFO_BASE_PROFILE_DEFAULT_FLOAT_ROUNDING_MODES:
-    // A full-profile agent: no base-profile rounding modes.
-    *static_cast<uint32_t *>(Value) = 0;
+    // Its ISA also takes base-profile programs, rounding them as it rounds
+    // full-profile ones.
+    *static_cast<uint32_t *>(Value) =
+        I.AlsoBase ? uint32_t(I.DefaultRounding) : 0;
     break;
   case HSA_AGENT_INFO_FAST_F16_OPERATION:
     *static_cast<bool *>(Value) = false;

@@ -131,8 +131,8 @@ hsa_status_t Isa::getInfo(uint32_t Attribute, uint32_t Index,
   }
   case HSA_ISA_INFO_PROFILES: {
     bool *Profiles = static_cast<bool *>(Value);
-    Profiles[HSA_PROFILE_BASE] = Profile == HSA_PROFILE_BASE;
-    Profiles[HSA_PROFILE_FULL] = Profile == HSA_PROFILE_FULL;
+    Profiles[HSA_PROFILE_BASE] = supports(HSA_PROFILE_BASE);
+    Profiles[HSA_PROFILE_FULL] = supports(HSA_PROFILE_FULL);
     break;
   }
   case HSA_ISA_INFO_DEFAULT_FLOAT_ROUNDING_MODES: {
@@ -145,8 +145,15 @@ hsa_status_t Isa::getInfo(uint32_t Attribute, uint32_t Index,
     break;
   }
   case HSA_ISA_INFO_BASE_PROFILE_DEFAULT_FLOAT_ROUNDING_MODES: {
+    // The base profile has no DEFAULT mode (HSA Runtime 2.9.1); the modes
+    // are those of the full profile otherwise.
     bool *Modes = static_cast<bool *>(Value);
-    Modes[0] = Modes[1] = Modes[2] = false; // Full profile only.
+    const bool Base = supports(HSA_PROFILE_BASE);
+    Modes[HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT] = false;
+    Modes[HSA_DEFAULT_FLOAT_ROUNDING_MODE_ZERO] =
+        Base && DefaultRounding == HSA_DEFAULT_FLOAT_ROUNDING_MODE_ZERO;
+    Modes[HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR] =
+        Base && DefaultRounding == HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR;
     break;
   }
   case HSA_ISA_INFO_FAST_F16_OPERATION:

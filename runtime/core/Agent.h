@@ -80,7 +80,11 @@ private:
 struct Isa {
   std::string Name; // "openhsa:<arch>:<cpu>", vendor first.
   hsa_machine_model_t MachineModel;
-  hsa_profile_t Profile;
+  hsa_profile_t Profile; // The agent's (HSA_AGENT_INFO_PROFILE).
+  /// A full-profile ISA that also finalizes base-profile programs (the CPU
+  /// agent's: base is a subset of full, PRM 16), so that one $base module
+  /// runs on the CPU and on a base-profile GPU agent.
+  bool AlsoBase = false;
   hsa_default_float_rounding_mode_t DefaultRounding;
   uint32_t WavefrontSize;
   uint16_t WorkgroupMaxDim[3];
@@ -94,6 +98,9 @@ struct Isa {
   }
   static const Isa *fromHandle(hsa_isa_t H) {
     return reinterpret_cast<const Isa *>(static_cast<uintptr_t>(H.handle));
+  }
+  bool supports(hsa_profile_t P) const {
+    return P == Profile || (P == HSA_PROFILE_BASE && AlsoBase);
   }
   hsa_status_t getInfo(uint32_t Attribute, uint32_t Index, void *Value) const;
 };

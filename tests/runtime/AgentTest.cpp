@@ -543,12 +543,19 @@ TEST_F(Isa, EveryAttribute) {
   EXPECT_TRUE(Models[HSA_MACHINE_MODEL_LARGE]);
   const auto Profiles = isaInfo<std::array<bool, 2>>(I, HSA_ISA_INFO_PROFILES);
   EXPECT_TRUE(Profiles[HSA_PROFILE_FULL]);
+  // It also finalizes base-profile programs, so that one $base module runs
+  // on the CPU and on a base-profile GPU agent (issue 11).
+  EXPECT_TRUE(Profiles[HSA_PROFILE_BASE]);
   const auto Modes = isaInfo<std::array<bool, 3>>(
       I, HSA_ISA_INFO_DEFAULT_FLOAT_ROUNDING_MODES);
   EXPECT_TRUE(Modes[0] || Modes[1] || Modes[2]);
   const auto BaseModes = isaInfo<std::array<bool, 3>>(
       I, HSA_ISA_INFO_BASE_PROFILE_DEFAULT_FLOAT_ROUNDING_MODES);
   EXPECT_FALSE(BaseModes[HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT]);
+  // An ISA that takes the base profile rounds it by default one way at
+  // least (HSA Runtime 2.9.1).
+  EXPECT_TRUE(BaseModes[HSA_DEFAULT_FLOAT_ROUNDING_MODE_ZERO] ||
+              BaseModes[HSA_DEFAULT_FLOAT_ROUNDING_MODE_NEAR]);
   isaInfo<bool>(I, HSA_ISA_INFO_FAST_F16_OPERATION);
 
   const auto WgDim =

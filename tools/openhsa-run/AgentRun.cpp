@@ -75,7 +75,6 @@ hsa_status_t listAgent(hsa_agent_t Agent, void *Data) {
   while (!A.Name.empty() && A.Name.back() == ' ')
     A.Name.pop_back();
   A.Type = agentInfo<hsa_device_type_t>(Agent, HSA_AGENT_INFO_DEVICE);
-  A.Profile = agentInfo<hsa_profile_t>(Agent, HSA_AGENT_INFO_PROFILE);
   const auto Isa = agentInfo<hsa_isa_t>(Agent, HSA_AGENT_INFO_ISA);
   uint32_t Length = 0;
   if (Isa.handle && hsa_isa_get_info_alt(Isa, HSA_ISA_INFO_NAME_LENGTH,
@@ -83,6 +82,11 @@ hsa_status_t listAgent(hsa_agent_t Agent, void *Data) {
     std::string IsaName(Length, '\0');
     hsa_isa_get_info_alt(Isa, HSA_ISA_INFO_NAME, IsaName.data());
     A.Isa = IsaName.c_str();
+    hsa_isa_get_info_alt(Isa, HSA_ISA_INFO_PROFILES, A.Profiles);
+  } else {
+    const auto P = agentInfo<hsa_profile_t>(Agent, HSA_AGENT_INFO_PROFILE);
+    A.Profiles[HSA_PROFILE_BASE] = P == HSA_PROFILE_BASE;
+    A.Profiles[HSA_PROFILE_FULL] = P == HSA_PROFILE_FULL;
   }
   hsa_agent_iterate_regions(Agent, pickRegions, &A);
   if (!A.Data.handle)
@@ -237,24 +241,41 @@ AgentRun runOnAgent(const KernelAgent &A, const std::vector<uint8_t> &Brig,
     return Fail("the agent has no kernarg region");
 
   const double T0 = now();
-  // The agent's profile: a module must declare the one its agent's ISA
-  // supports (PRM 16.2), and the runtime says so below if it does not.
-  if (std::string E = failure(
-          hsa_ext_program_create(HSA_MACHINE_MODEL_LARGE, A.Profile,
-                                 HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT,
-                                 nullptr, &R.Program),
-          "hsa_ext_program_create");
-      !E.empty())
-    return Fail(E);
-  const hsa_status_t Added = hsa_ext_program_add_module(
-      R.Program,
-      reinterpret_cast<hsa_ext_module_t>(const_cast<uint8_t *>(Brig.data())));
+  // A module declares its profile (PRM 16.2), and a program takes modules
+  // of its own: each profile the agent's ISA finalizes is tried in turn,
+  // full first.
+  hsa_status_t Added = hsa_status_t(HSA_EXT_STATUS_ERROR_INCOMPATIBLE_MODULE);
+  hsa_profile_t Profile = HSA_PROFILE_FULL;
+  for (hsa_profile_t P : {HSA_PROFILE_FULL, HSA_PROFILE_BASE}) {
+    if (!A.Profiles[P] ||
+        Added != hsa_status_t(HSA_EXT_STATUS_ERROR_INCOMPATIBLE_MODULE))
+      continue;
+    if (R.Program.handle) {
+      hsa_ext_program_destroy(R.Program);
+      R.Program.handle = 0;
+    }
+    if (std::string E = failure(
+            hsa_ext_program_create(HSA_MACHINE_MODEL_LARGE, P,
+                                   HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT,
+                                   nullptr, &R.Program),
+            "hsa_ext_program_create");
+        !E.empty())
+      return Fail(E);
+    Profile = P;
+    Added = hsa_ext_program_add_module(
+        R.Program,
+        reinterpret_cast<hsa_ext_module_t>(const_cast<uint8_t *>(Brig.data())));
+  }
   Run.Incompatible =
       Added == hsa_status_t(HSA_EXT_STATUS_ERROR_INCOMPATIBLE_MODULE);
   if (Run.Incompatible)
-    return Fail(std::string("the module is not $large and $") +
-                (A.Profile == HSA_PROFILE_FULL ? "full" : "base") +
-                ", what this agent's ISA takes");
+    return Fail(std::string("the module is not $large and of a profile this "
+                            "agent's ISA takes (") +
+                (A.Profiles[HSA_PROFILE_FULL] ? "$full" : "") +
+                (A.Profiles[HSA_PROFILE_FULL] && A.Profiles[HSA_PROFILE_BASE]
+                     ? " or "
+                     : "") +
+                (A.Profiles[HSA_PROFILE_BASE] ? "$base" : "") + ")");
   if (std::string E = failure(Added, "hsa_ext_program_add_module"); !E.empty())
     return Fail(E);
   const auto Isa = agentInfo<hsa_isa_t>(A.Agent, HSA_AGENT_INFO_ISA);
@@ -266,10 +287,10 @@ AgentRun runOnAgent(const KernelAgent &A, const std::vector<uint8_t> &Brig,
           "hsa_ext_program_finalize");
       !E.empty())
     return Fail(E);
-  if (std::string E = failure(
-          hsa_executable_create(A.Profile, HSA_EXECUTABLE_STATE_UNFROZEN,
-                                nullptr, &R.Exec),
-          "hsa_executable_create");
+  if (std::string E =
+          failure(hsa_executable_create(Profile, HSA_EXECUTABLE_STATE_UNFROZEN,
+                                        nullptr, &R.Exec),
+                  "hsa_executable_create");
       !E.empty())
     return Fail(E);
   if (std::string E = failure(

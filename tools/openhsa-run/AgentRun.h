@@ -24,7 +24,9 @@ struct KernelAgent {
   unsigned Number = 0; // As openhsa-info numbers the agents.
   std::string Name, Isa;
   hsa_device_type_t Type = HSA_DEVICE_TYPE_CPU;
-  hsa_profile_t Profile = HSA_PROFILE_FULL;
+  /// The profiles its ISA finalizes, indexed by hsa_profile_t (the CPU
+  /// agent's ISA takes both, a base-profile GPU's base only).
+  bool Profiles[2] = {false, true};
   hsa_region_t Kernarg{0}; // The kernarg segment.
   hsa_region_t Data{0};    // Buffers: global memory the host writes.
 };
@@ -44,8 +46,8 @@ struct AgentRun {
   /// Why the kernel did not run (empty when it did): the agent refused the
   /// module or the finalization, or the dispatch failed.
   std::string Error;
-  /// The error is that the module's profile or machine model is not the
-  /// agent's: --agent all skips such an agent rather than failing.
+  /// The error is that the module's profile or machine model is none the
+  /// agent's ISA takes: --agent all skips such an agent rather than failing.
   bool Incompatible = false;
   double FinalizeSeconds = 0;
   std::vector<double> DispatchSeconds;
