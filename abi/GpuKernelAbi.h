@@ -42,8 +42,14 @@ struct GpuDispatchParams {
   uint64_t Queue;            // hsa_queue_t * (a host address).
   uint32_t GroupSegmentSize; // Bytes of group memory of the dispatch.
   uint32_t PrivateSegmentSize;
+  /// The HSA system timestamp (400 MHz ticks) is the device's %globaltimer
+  /// in ticks plus this (measured by the agent: GpuAgent::timestampOffset).
+  int64_t TimestampOffset;
+  /// Host memory the device reaches: {trapped, value}. debugtrap stores
+  /// its operand, then 1 (the queue then reports the dispatch's failure).
+  uint64_t TrapWords;
 };
-static_assert(sizeof(GpuDispatchParams) == 72);
+static_assert(sizeof(GpuDispatchParams) == 88);
 
 /// Field offsets for the finalizer's IR.
 namespace params {
@@ -61,6 +67,9 @@ inline constexpr unsigned GroupSegmentSize =
     offsetof(GpuDispatchParams, GroupSegmentSize);
 inline constexpr unsigned PrivateSegmentSize =
     offsetof(GpuDispatchParams, PrivateSegmentSize);
+inline constexpr unsigned TimestampOffset =
+    offsetof(GpuDispatchParams, TimestampOffset);
+inline constexpr unsigned TrapWords = offsetof(GpuDispatchParams, TrapWords);
 } // namespace params
 
 /// Bytes of the kernarg parameter of a kernel whose segment has Size bytes.

@@ -98,25 +98,10 @@ llvm::Expected<CodeObject> finalizeForGpu(const FinalizeRequest &Request,
   Options.DefaultRoundsToZero = Request.ProgramFloatRounding == 1 /* ZERO */;
   Options.NativeBarriers = true;
   Options.WavefrontSize = GpuWavefrontSize;
+  Options.HostRuntimeHelpers = false;
   auto Lowered = lowerProgram(Request.Modules, *M, Options);
   if (!Lowered)
     return Lowered.takeError();
-  if (!Lowered->IndirectFunctions.empty())
-    return llvm::createStringError(
-        "the program has indirect functions, which GPU agents do not "
-        "support yet");
-  for (const LoweredKernel &K : Lowered->Kernels) {
-    if (K.Symbol.EnabledDetectExceptions)
-      return llvm::createStringError(
-          "kernel '" + K.Symbol.Name +
-          "' enables floating-point exception detection, which GPU agents "
-          "do not support yet");
-    if (K.Symbol.DynamicCallStack)
-      return llvm::createStringError(
-          "kernel '" + K.Symbol.Name +
-          "' needs a dynamic call stack (recursion or alloca), which GPU "
-          "agents do not support yet");
-  }
   if (auto Err = buildGpuKernels(*M, *Lowered))
     return Err;
   auto Ptx = compileToPtx(*M, SmVersion);

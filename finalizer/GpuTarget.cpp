@@ -5,10 +5,13 @@
 #include "finalizer/Codegen.h"
 #include "finalizer/FloatEmitter.h"
 #include "finalizer/RuntimeHelpers.h"
+#include "hsa/hsa.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Verifier.h"
@@ -215,6 +218,36 @@ void defineQueries(llvm::Module &M) {
     return B.CreateOr(B.CreateZExt(Lo, B.getInt64Ty()),
                       B.CreateShl(B.CreateZExt(Hi, B.getInt64Ty()), 32));
   });
+  defineQuery(M, query::Clock, [](B_ &B, F_ *F) {
+    // %globaltimer counts nanoseconds; the timestamp is 2 ticks per 5 ns,
+    // from an origin the agent measured against the host's.
+    llvm::Value *Ns =
+        B.CreateIntrinsic(I::nvvm_read_ptx_sreg_globaltimer, {}, {});
+    llvm::Value *Ticks =
+        B.CreateAdd(B.CreateMul(B.CreateUDiv(Ns, B.getInt64(5)), B.getInt64(2)),
+                    B.CreateUDiv(B.CreateMul(B.CreateURem(Ns, B.getInt64(5)),
+                                             B.getInt64(2)),
+                                 B.getInt64(5)));
+    return B.CreateAdd(
+        Ticks,
+        param(B, F->getArg(0), gpu::params::TimestampOffset, B.getInt64Ty()));
+  });
+  defineQuery(M, query::Trap, [](B_ &B, F_ *F) -> llvm::Value * {
+    // The operand, then the flag the queue checks as the dispatch ends
+    // (system scope: the host reads them).
+    llvm::Value *Words = B.CreateIntToPtr(
+        param(B, F->getArg(0), gpu::params::TrapWords, B.getInt64Ty()),
+        B.getPtrTy());
+    auto *Value = B.CreateAlignedStore(
+        F->getArg(2), B.CreateConstGEP1_32(B.getInt64Ty(), Words, 1),
+        llvm::Align(8));
+    Value->setVolatile(true);
+    B.CreateIntrinsic(I::nvvm_membar_sys, {}, {});
+    auto *Flag = B.CreateAlignedStore(B.getInt64(1), Words, llvm::Align(8));
+    Flag->setVolatile(true);
+    B.CreateIntrinsic(I::nvvm_membar_sys, {}, {});
+    return nullptr;
+  });
   for (const char *Name :
        {query::Barrier, query::WaveBarrier, query::WaveBallot,
         query::WaveShuffle32, query::WaveShuffle64})
@@ -222,14 +255,132 @@ void defineQueries(llvm::Module &M) {
       F->addFnAttr(llvm::Attribute::Convergent);
 }
 
+/// The signal helpers (abi/RuntimeHelpers.h) on the device. A handle is
+/// the address of the signal, whose 64-bit value comes first; its slab is
+/// mapped into the device at the host's address (gpu_backend/GpuSignals.h).
+/// Updates are system-scope atomics (sequentially consistent: membar.sys
+/// around them, legalizeAtomics). A host thread blocked on the signal
+/// cannot be woken from the device: host waits re-check on their own while
+/// GPU code that modifies signals is loaded (runtime/core/Signal.cpp).
+void defineSignalHelpers(llvm::Module &M) {
+  llvm::LLVMContext &C = M.getContext();
+  auto *I64 = llvm::Type::getInt64Ty(C);
+  auto *I32 = llvm::Type::getInt32Ty(C);
+  auto Define = [&](const char *Name) -> llvm::Function * {
+    llvm::Function *F = M.getFunction(Name);
+    if (!F || !F->isDeclaration())
+      return nullptr;
+    F->setLinkage(llvm::GlobalValue::InternalLinkage);
+    F->setDoesNotThrow();
+    return F;
+  };
+  // int64_t (signal, op, operand, compare, bits) -> old value.
+  if (llvm::Function *F = Define(helper::SignalModify)) {
+    llvm::IRBuilder<> B(llvm::BasicBlock::Create(C, "entry", F));
+    llvm::Value *Ptr = B.CreateIntToPtr(F->getArg(0), B.getPtrTy());
+    llvm::Value *Op = F->getArg(1);
+    llvm::Value *Is32 = B.CreateICmpEQ(F->getArg(4), B.getInt32(32));
+    // sig32: the low 32 bits, kept sign-extended.
+    auto Fit = [&](llvm::IRBuilder<> &IB, llvm::Value *V) {
+      return IB.CreateSelect(Is32, IB.CreateSExt(IB.CreateTrunc(V, I32), I64),
+                             V);
+    };
+    llvm::Value *Operand = Fit(B, F->getArg(2));
+    llvm::Value *Compare = Fit(B, F->getArg(3));
+    auto *Initial = B.CreateAlignedLoad(I64, Ptr, llvm::Align(8));
+    Initial->setAtomic(llvm::AtomicOrdering::Monotonic);
+    auto *Entry = B.GetInsertBlock();
+    auto *Loop = llvm::BasicBlock::Create(C, "update", F);
+    auto *Done = llvm::BasicBlock::Create(C, "done", F);
+    B.CreateBr(Loop);
+    B.SetInsertPoint(Loop);
+    llvm::PHINode *Seen = B.CreatePHI(I64, 2);
+    Seen->addIncoming(Initial, Entry);
+    llvm::Value *Old = Fit(B, Seen);
+    auto Is = [&](abi::SignalOp O) {
+      return B.CreateICmpEQ(Op, B.getInt32(uint32_t(O)));
+    };
+    llvm::Value *New = Operand; // Store and exchange.
+    New = B.CreateSelect(
+        Is(abi::SignalOp::CompareExchange),
+        B.CreateSelect(B.CreateICmpEQ(Old, Compare), Operand, Old), New);
+    New =
+        B.CreateSelect(Is(abi::SignalOp::Add), B.CreateAdd(Old, Operand), New);
+    New =
+        B.CreateSelect(Is(abi::SignalOp::Sub), B.CreateSub(Old, Operand), New);
+    New =
+        B.CreateSelect(Is(abi::SignalOp::And), B.CreateAnd(Old, Operand), New);
+    New = B.CreateSelect(Is(abi::SignalOp::Or), B.CreateOr(Old, Operand), New);
+    New =
+        B.CreateSelect(Is(abi::SignalOp::Xor), B.CreateXor(Old, Operand), New);
+    New = Fit(B, New);
+    auto *Swap =
+        B.CreateAtomicCmpXchg(Ptr, Seen, New, llvm::Align(8),
+                              llvm::AtomicOrdering::SequentiallyConsistent,
+                              llvm::AtomicOrdering::SequentiallyConsistent);
+    Seen->addIncoming(B.CreateExtractValue(Swap, 0), Loop);
+    B.CreateCondBr(B.CreateExtractValue(Swap, 1), Done, Loop);
+    B.SetInsertPoint(Done);
+    B.CreateRet(Old);
+  }
+  // int64_t (signal, condition, compare, timeout ticks, bits) -> last value.
+  if (llvm::Function *F = Define(helper::SignalWait)) {
+    namespace I = llvm::Intrinsic;
+    llvm::IRBuilder<> B(llvm::BasicBlock::Create(C, "entry", F));
+    llvm::Value *Ptr = B.CreateIntToPtr(F->getArg(0), B.getPtrTy());
+    llvm::Value *Cond = F->getArg(1);
+    llvm::Value *Is32 = B.CreateICmpEQ(F->getArg(4), B.getInt32(32));
+    auto Fit = [&](llvm::Value *V) {
+      return B.CreateSelect(Is32, B.CreateSExt(B.CreateTrunc(V, I32), I64), V);
+    };
+    llvm::Value *Compare = Fit(F->getArg(2));
+    // The timeout counts 400 MHz ticks: 5 ns per 2 ticks.
+    llvm::Value *Timeout = F->getArg(3);
+    llvm::Value *Start =
+        B.CreateIntrinsic(I::nvvm_read_ptx_sreg_globaltimer, {}, {});
+    auto *Entry = B.GetInsertBlock();
+    auto *Loop = llvm::BasicBlock::Create(C, "poll", F);
+    auto *Sleep = llvm::BasicBlock::Create(C, "sleep", F);
+    auto *Done = llvm::BasicBlock::Create(C, "done", F);
+    B.CreateBr(Loop);
+    B.SetInsertPoint(Loop);
+    llvm::PHINode *Pause = B.CreatePHI(I32, 2);
+    Pause->addIncoming(B.getInt32(32), Entry);
+    auto *Load = B.CreateAlignedLoad(I64, Ptr, llvm::Align(8));
+    Load->setAtomic(llvm::AtomicOrdering::Acquire);
+    llvm::Value *V = Fit(Load);
+    // hsa_signal_condition_t: EQ, NE, LT, GTE.
+    llvm::Value *Holds = B.CreateSelect(
+        B.CreateICmpEQ(Cond, B.getInt32(HSA_SIGNAL_CONDITION_EQ)),
+        B.CreateICmpEQ(V, Compare),
+        B.CreateSelect(
+            B.CreateICmpEQ(Cond, B.getInt32(HSA_SIGNAL_CONDITION_NE)),
+            B.CreateICmpNE(V, Compare),
+            B.CreateSelect(
+                B.CreateICmpEQ(Cond, B.getInt32(HSA_SIGNAL_CONDITION_LT)),
+                B.CreateICmpSLT(V, Compare), B.CreateICmpSGE(V, Compare))));
+    llvm::Value *Now =
+        B.CreateIntrinsic(I::nvvm_read_ptx_sreg_globaltimer, {}, {});
+    llvm::Value *ElapsedTicks = B.CreateUDiv(
+        B.CreateMul(B.CreateSub(Now, Start), B.getInt64(2)), B.getInt64(5));
+    llvm::Value *Expired =
+        B.CreateAnd(B.CreateICmpNE(Timeout, B.getInt64(UINT64_MAX)),
+                    B.CreateICmpUGE(ElapsedTicks, Timeout));
+    B.CreateCondBr(B.CreateOr(Holds, Expired), Done, Sleep);
+    B.SetInsertPoint(Sleep);
+    // Back off up to 4 us between polls of host memory across the bus.
+    B.CreateIntrinsic(I::nvvm_nanosleep, {}, {Pause});
+    Pause->addIncoming(B.CreateSelect(B.CreateICmpULT(Pause, B.getInt32(4096)),
+                                      B.CreateShl(Pause, 1), Pause),
+                       Sleep);
+    B.CreateBr(Loop);
+    B.SetInsertPoint(Done);
+    B.CreateRet(V);
+  }
+}
+
 /// What an instruction that needs the host runtime is called, for messages.
 llvm::StringRef helperUse(llvm::StringRef Symbol) {
-  if (Symbol == helper::SignalModify || Symbol == helper::SignalWait)
-    return "signal instructions";
-  if (Symbol == helper::Clock)
-    return "the clock instruction";
-  if (Symbol == helper::Trap)
-    return "debugtrap";
   if (Symbol == helper::QueueWriteIndexOffset ||
       Symbol == helper::QueueReadIndexOffset)
     return "queue instructions";
@@ -295,9 +446,10 @@ static bool reaches(llvm::Function *From, llvm::Function *Target) {
 /// LLVM 19's NVPTX back end selects atomics only as relaxed: fences and
 /// acquire or release loads and stores do not select at all (LLVM aborts),
 /// and read-modify-writes lose their order. Each becomes its relaxed form
-/// between full memory barriers (membar.sys: lowering performs every HSAIL
-/// scope as system scope, which is always allowed): a barrier before the
-/// access for release, after it for acquire.
+/// between full memory barriers: a barrier before the access for release,
+/// after it for acquire. Lowering performs HSAIL's scopes as system scope
+/// (always allowed), with membar.sys; only what lowering itself scopes to
+/// the work-group (fbarriers, LowerFbarrier.cpp) gets membar.cta.
 static void legalizeAtomics(llvm::Module &M) {
   llvm::SmallVector<llvm::Instruction *, 16> Work;
   for (llvm::Function &F : M)
@@ -306,8 +458,13 @@ static void legalizeAtomics(llvm::Module &M) {
         Work.push_back(&I);
   if (Work.empty())
     return;
-  llvm::Function *Membar =
+  const llvm::SyncScope::ID Group =
+      M.getContext().getOrInsertSyncScopeID("workgroup");
+  llvm::Function *MembarSys =
       llvm::Intrinsic::getDeclaration(&M, llvm::Intrinsic::nvvm_membar_sys);
+  llvm::Function *MembarCta =
+      llvm::Intrinsic::getDeclaration(&M, llvm::Intrinsic::nvvm_membar_cta);
+  llvm::Function *Membar = MembarSys;
   auto Before = [&](llvm::Instruction *I) {
     llvm::CallInst::Create(Membar, {}, "", I->getIterator());
   };
@@ -326,6 +483,7 @@ static void legalizeAtomics(llvm::Module &M) {
            O == AtomicOrdering::SequentiallyConsistent;
   };
   for (llvm::Instruction *I : Work) {
+    Membar = llvm::getAtomicSyncScopeID(I) == Group ? MembarCta : MembarSys;
     if (auto *F = llvm::dyn_cast<llvm::FenceInst>(I)) {
       Before(F);
       F->eraseFromParent();
@@ -343,10 +501,12 @@ static void legalizeAtomics(llvm::Module &M) {
     } else if (auto *R = llvm::dyn_cast<llvm::AtomicRMWInst>(I)) {
       O = R->getOrdering();
       R->setOrdering(AtomicOrdering::Monotonic);
+      R->setSyncScopeID(llvm::SyncScope::System);
     } else if (auto *X = llvm::dyn_cast<llvm::AtomicCmpXchgInst>(I)) {
       O = X->getSuccessOrdering();
       X->setSuccessOrdering(AtomicOrdering::Monotonic);
       X->setFailureOrdering(AtomicOrdering::Monotonic);
+      X->setSyncScopeID(llvm::SyncScope::System);
     } else {
       continue;
     }
@@ -360,6 +520,7 @@ static void legalizeAtomics(llvm::Module &M) {
 llvm::Error buildGpuKernels(llvm::Module &M, LoweredProgram &Program) {
   llvm::LLVMContext &C = M.getContext();
   assumeNaturalAlignment(M);
+  defineSignalHelpers(M);
   legalizeAtomics(M);
   defineQueries(M);
   auto *WiTy = workItemType(C);
@@ -452,12 +613,18 @@ llvm::Error buildGpuKernels(llvm::Module &M, LoweredProgram &Program) {
     for (llvm::Function &F : M)
       if (!F.isDeclaration())
         F.addFnAttr("denormal-fp-math-f32", "preserve-sign,preserve-sign");
-  // Variables keep PTX-valid names the loader can look up.
+  // Variables keep PTX-valid names the loader can look up. A variable's
+  // declarations and its definition share one global: each of their
+  // symbols gets its new name.
+  llvm::StringMap<std::string> Renamed;
   for (VariableSymbol &V : Program.Variables) {
     if (V.ObjectSymbol.empty())
       continue;
-    if (llvm::GlobalValue *G = M.getNamedValue(V.ObjectSymbol)) {
+    if (auto It = Renamed.find(V.ObjectSymbol); It != Renamed.end()) {
+      V.ObjectSymbol = It->second;
+    } else if (llvm::GlobalValue *G = M.getNamedValue(V.ObjectSymbol)) {
       G->setName(ptxName(V.ObjectSymbol));
+      Renamed[V.ObjectSymbol] = G->getName().str();
       V.ObjectSymbol = G->getName().str();
     }
   }
@@ -492,6 +659,91 @@ llvm::Error buildGpuKernels(llvm::Module &M, LoweredProgram &Program) {
         "by the program");
   }
   return llvm::Error::success();
+}
+
+/// LLVM 19's NVPTX back end miscompiles two things the lowering emits
+/// (both found by the packed-data tests on an H100; the CPU's back end gets
+/// them right):
+///  - i128 shifts by a variable amount ($q registers: pack, unpack and
+///    shifts of 128-bit packed data) lose the upper half;
+///  - signed saturating subtraction (llvm.ssub.sat) does not saturate
+///    0 - MIN (it is computed as 0 + -MIN, and -MIN wraps).
+/// After the optimization pipeline (which would fold the expansions back),
+/// each becomes operations on 64-bit halves and plain arithmetic with an
+/// explicit overflow test.
+static void expandForNvptx(llvm::Module &M) {
+  llvm::SmallVector<llvm::Instruction *, 16> Work;
+  for (llvm::Function &F : M)
+    for (llvm::Instruction &I : llvm::instructions(F)) {
+      if (auto *Sh = llvm::dyn_cast<llvm::BinaryOperator>(&I);
+          Sh && Sh->isShift() && Sh->getType()->isIntegerTy(128) &&
+          !llvm::isa<llvm::Constant>(Sh->getOperand(1)))
+        Work.push_back(&I);
+      else if (auto *II = llvm::dyn_cast<llvm::IntrinsicInst>(&I);
+               II && (II->getIntrinsicID() == llvm::Intrinsic::ssub_sat ||
+                      II->getIntrinsicID() == llvm::Intrinsic::sadd_sat))
+        Work.push_back(&I);
+    }
+  for (llvm::Instruction *I : Work) {
+    llvm::IRBuilder<> B(I);
+    llvm::Value *R = nullptr;
+    if (auto *II = llvm::dyn_cast<llvm::IntrinsicInst>(I)) {
+      // a - b wraps exactly when a and b differ in sign and the result's
+      // sign is not a's: ((a ^ b) & (a ^ r)) < 0; a + b when a and b agree
+      // in sign and the result's is not a's: (~(a ^ b) & (a ^ r)) < 0. A
+      // wrapped result saturates at the bound on a's side.
+      llvm::Value *A = II->getArgOperand(0), *Bv = II->getArgOperand(1);
+      const bool Sub = II->getIntrinsicID() == llvm::Intrinsic::ssub_sat;
+      llvm::Value *Raw = Sub ? B.CreateSub(A, Bv) : B.CreateAdd(A, Bv);
+      llvm::Value *Signs = B.CreateXor(A, Bv);
+      if (!Sub)
+        Signs = B.CreateNot(Signs);
+      llvm::Value *Zero = llvm::Constant::getNullValue(A->getType());
+      llvm::Value *Wraps =
+          B.CreateICmpSLT(B.CreateAnd(Signs, B.CreateXor(A, Raw)), Zero);
+      const unsigned Bits = A->getType()->getScalarSizeInBits();
+      llvm::Value *Min = llvm::ConstantInt::get(
+          A->getType(), llvm::APInt::getSignedMinValue(Bits));
+      llvm::Value *Max = llvm::ConstantInt::get(
+          A->getType(), llvm::APInt::getSignedMaxValue(Bits));
+      llvm::Value *Bound = B.CreateSelect(B.CreateICmpSLT(A, Zero), Min, Max);
+      R = B.CreateSelect(Wraps, Bound, Raw);
+    } else {
+      // Halves: amounts are below 128 (larger ones are poison in IR).
+      auto *Op = llvm::cast<llvm::BinaryOperator>(I);
+      auto *I64 = B.getInt64Ty();
+      auto *Pair = llvm::FixedVectorType::get(I64, 2);
+      llvm::Value *X = B.CreateBitCast(Op->getOperand(0), Pair);
+      llvm::Value *Lo = B.CreateExtractElement(X, uint64_t(0));
+      llvm::Value *Hi = B.CreateExtractElement(X, uint64_t(1));
+      llvm::Value *N = B.CreateTrunc(Op->getOperand(1), I64);
+      llvm::Value *S = B.CreateAnd(N, 63);
+      llvm::Value *Big = B.CreateICmpUGE(N, B.getInt64(64));
+      llvm::Value *Back = B.CreateSub(B.getInt64(63), S); // 63 - s
+      llvm::Value *NewLo, *NewHi;
+      if (Op->getOpcode() == llvm::Instruction::Shl) {
+        // The bits of lo that move into hi: lo >> (64 - s), 0 for s = 0.
+        llvm::Value *Carry = B.CreateLShr(B.CreateLShr(Lo, 1), Back);
+        llvm::Value *LoS = B.CreateShl(Lo, S);
+        NewLo = B.CreateSelect(Big, B.getInt64(0), LoS);
+        NewHi = B.CreateSelect(Big, LoS, B.CreateOr(B.CreateShl(Hi, S), Carry));
+      } else {
+        const bool Arith = Op->getOpcode() == llvm::Instruction::AShr;
+        llvm::Value *Carry = B.CreateShl(B.CreateShl(Hi, 1), Back);
+        llvm::Value *HiS = Arith ? B.CreateAShr(Hi, S) : B.CreateLShr(Hi, S);
+        NewLo =
+            B.CreateSelect(Big, HiS, B.CreateOr(B.CreateLShr(Lo, S), Carry));
+        NewHi = B.CreateSelect(
+            Big, Arith ? B.CreateAShr(Hi, 63) : B.getInt64(0), HiS);
+      }
+      llvm::Value *V = llvm::PoisonValue::get(Pair);
+      V = B.CreateInsertElement(V, NewLo, uint64_t(0));
+      V = B.CreateInsertElement(V, NewHi, uint64_t(1));
+      R = B.CreateBitCast(V, I->getType());
+    }
+    I->replaceAllUsesWith(R);
+    I->eraseFromParent();
+  }
 }
 
 llvm::Expected<std::string> compileToPtx(llvm::Module &M, unsigned SmVersion) {
@@ -535,6 +787,7 @@ llvm::Expected<std::string> compileToPtx(llvm::Module &M, unsigned SmVersion) {
         PB.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
     MPM.run(M, MAM);
   }
+  expandForNvptx(M);
   dumpModule(M, "gpu.ll");
   llvm::SmallVector<char, 0> Buffer;
   llvm::raw_svector_ostream OS(Buffer);

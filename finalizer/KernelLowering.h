@@ -26,6 +26,11 @@ namespace detail {
 using namespace brig;
 using llvm::Value;
 
+/// An fbarrier's group segment memory (LowerFbarrier.cpp): 16 bytes,
+/// 8-aligned for the 64-bit atomics of targets with native barriers.
+inline constexpr uint64_t FbarrierBytes = 16;
+inline constexpr uint64_t FbarrierAlign = 8;
+
 /// Where a variable lives once lowered.
 struct VariableHome {
   uint8_t Segment = BRIG_SEGMENT_NONE;
@@ -259,6 +264,8 @@ private:
   llvm::Expected<Value *> fbarrierOffset(EntryRef<BrigInstBase> I,
                                          unsigned Index);
   llvm::Error lowerFbarrier(EntryRef<BrigInstBase> I);
+  /// Fbarriers where work-items run concurrently (native barriers).
+  llvm::Error lowerNativeFbarrier(EntryRef<BrigInstBase> I);
   /// A call of the target's barrier query (LoweringOptions::NativeBarriers).
   llvm::Error nativeBarrier(const char *Query);
   /// PRM 9.4 across a wavefront of more than one lane (LowerCrossLane.cpp).
@@ -288,6 +295,7 @@ public:
         DefaultRoundsToZero(Options.DefaultRoundsToZero), Options(Options) {}
   /// Barriers are calls to query::Barrier (LoweringOptions).
   bool nativeBarriers() const { return Options.NativeBarriers; }
+  bool hostRuntimeHelpers() const { return Options.HostRuntimeHelpers; }
   unsigned wavefrontSize() const { return Options.WavefrontSize; }
   /// The program's rounding is ZERO: $default modules round toward zero.
   bool defaultRoundsToZero() const { return DefaultRoundsToZero; }

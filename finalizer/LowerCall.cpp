@@ -40,9 +40,6 @@ namespace {
 /// statically known (PRM 4.2: a dispatch may add more).
 constexpr uint64_t DynamicCallStackReserve = 8192;
 
-/// Bytes of an fbarrier in the group segment (LowerFbarrier.cpp).
-constexpr uint64_t FbarrierBytes = 16;
-
 /// Offsets of the formal arguments of X: output first, then input.
 llvm::SmallVector<uint32_t, 8>
 formalArguments(const BrigModule &B, EntryRef<BrigDirectiveExecutable> X) {
@@ -182,7 +179,7 @@ llvm::Error ProgramLowering::layoutFunctionScope() {
         }
       } else if (E.kind() == BRIG_KIND_DIRECTIVE_FBARRIER) {
         Bytes = FbarrierBytes;
-        Align = 4;
+        Align = FbarrierAlign;
       }
       if (Bytes) {
         VariableHome H;
@@ -381,6 +378,15 @@ llvm::Error ProgramLowering::lowerFunctions() {
     if (auto Err = KL.runFunction(D->Fn))
       return Err;
   }
+  // Refused last, so that what is wrong with the program itself is said
+  // first. Handles are host code addresses (CodeObject.h).
+  if (!Options.HostRuntimeHelpers)
+    for (const auto &D : Functions)
+      if (D->X.kind() == BRIG_KIND_DIRECTIVE_INDIRECT_FUNCTION)
+        return makeBrigError(D->B->name(), "hsa_code", D->X.Offset,
+                             "indirect function '" + D->B->string(D->X->name) +
+                                 "': GPU agents do not support indirect "
+                                 "functions yet");
   return llvm::Error::success();
 }
 

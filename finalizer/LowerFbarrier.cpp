@@ -34,15 +34,29 @@
 // work-group can never finish; the CPU target then ends it rather than
 // hang. Waits inside indirect functions are refused (LowerCall.cpp).
 //
+// Where work-items run concurrently (targets with native barriers: the
+// GPU, whose threads make progress independently of their warp's other
+// threads), the same fields live in one 64-bit word that every operation
+// updates with a compare-and-swap:
+//   bits 0-19 member_count, 20-39 arrive_count, 40-63 generation
+// The arrival that satisfies the fbarrier resets arrive_count and moves
+// the generation on in the same update, so a waiter reads the generation
+// it waits on in the update that records its arrival, and no later
+// arrival can be counted in the phase before. waitfbar then spins until
+// the generation moves on; a work-group fence on each side of the wait
+// orders the group memory the fbarrier guards. A wait that can never be
+// satisfied (undefined in the PRM) spins there until the dispatch is
+// abandoned.
+//
 //===----------------------------------------------------------------------===//
 #include "finalizer/KernelLowering.h"
 
 namespace openhsa::finalizer::detail {
 
 namespace {
-constexpr uint64_t FbarrierBytes = 16;
-// The fbarriers per work-group the CPU agent reports
-// (HSA_AGENT_INFO_FBARRIER_MAX_SIZE, cpu_agent/CpuAgent.h).
+// The fbarriers per work-group the CPU and GPU agents report
+// (HSA_AGENT_INFO_FBARRIER_MAX_SIZE, cpu_agent/CpuAgent.h,
+// gpu_backend/GpuAgent.cpp).
 constexpr unsigned MaxFbarriers = 32;
 // Byte offsets of the counters of an fbarrier and of the group state.
 constexpr unsigned Members = 0, Arrived = 4, Generation = 8;
@@ -60,7 +74,7 @@ ProgramLowering::declareModuleFbarrier(const BrigModule &B,
   if (Known == VarHomes.end()) {
     VariableHome H;
     H.Segment = BRIG_SEGMENT_GROUP;
-    H.Offset = alignTo(ProgramGroupSize, 4);
+    H.Offset = alignTo(ProgramGroupSize, FbarrierAlign);
     ProgramGroupSize = H.Offset + FbarrierBytes;
     Known = VarHomes.emplace(Symbol, H).first;
   }
@@ -95,7 +109,7 @@ llvm::Error KernelLowering::checkFbarriers(const CallSummary &Calls) {
     N += Count(*D->B, D->X);
   if (N > MaxFbarriers)
     return fail(K.Offset, "uses " + llvm::Twine(N) +
-                              " fbarriers; the CPU agent supports " +
+                              " fbarriers; the agents support " +
                               llvm::Twine(MaxFbarriers) + " per work-group");
   return llvm::Error::success();
 }
@@ -104,7 +118,7 @@ llvm::Error KernelLowering::declareFbarrier(EntryRef<BrigDirectiveFbarrier> D) {
   VariableHome H;
   H.Segment = BRIG_SEGMENT_GROUP;
   if (Kind == BodyKind::Kernel) {
-    H.Offset = alignTo(GroupSize, 4);
+    H.Offset = alignTo(GroupSize, FbarrierAlign);
     GroupSize = H.Offset + FbarrierBytes;
   } else if (const VariableHome *Shared = P.functionScopeHome(B, D.Offset)) {
     H = *Shared; // Every copy of the function shares it.
@@ -143,8 +157,9 @@ KernelLowering::tryFbarrier(EntryRef<BrigInstBase> I) {
     case BRIG_OPCODE_ARRIVEFBAR:
     case BRIG_OPCODE_LEAVEFBAR:
     case BRIG_OPCODE_RELEASEFBAR:
+      return lowerNativeFbarrier(I);
     case BRIG_OPCODE_LDF:
-      return failInst(I, "fbarriers are not supported for this agent yet");
+      return lowerFbarrier(I); // An address, as on the CPU.
     default:
       return std::nullopt;
     }
@@ -222,6 +237,93 @@ llvm::Error KernelLowering::lowerFbarrier(EntryRef<BrigInstBase> I) {
     break;
   }
   }
+  return llvm::Error::success();
+}
+
+llvm::Error KernelLowering::lowerNativeFbarrier(EntryRef<BrigInstBase> I) {
+  auto Off = fbarrierOffset(I, 0);
+  if (!Off)
+    return Off.takeError();
+  auto *I64 = Builder.getInt64Ty();
+  Value *Word = Builder.CreateGEP(
+      Builder.getInt8Ty(), callQuery(query::GroupBase, Builder.getPtrTy()),
+      Builder.CreateZExt(*Off, I64));
+  const llvm::Align Align(8);
+  const llvm::SyncScope::ID Group = Ctx.getOrInsertSyncScopeID("workgroup");
+  constexpr uint64_t CountMask = (uint64_t(1) << 20) - 1;
+  constexpr unsigned ArrivedShift = 20, GenerationShift = 40;
+  using llvm::AtomicOrdering;
+  switch (I->opcode) {
+  case BRIG_OPCODE_INITFBAR: {
+    auto *S = Builder.CreateAlignedStore(Builder.getInt64(0), Word, Align);
+    S->setAtomic(AtomicOrdering::Monotonic, Group);
+    return llvm::Error::success();
+  }
+  case BRIG_OPCODE_RELEASEFBAR:
+    return llvm::Error::success(); // Nothing was allocated.
+  case BRIG_OPCODE_JOINFBAR:
+    Builder.CreateAtomicRMW(llvm::AtomicRMWInst::Add, Word, Builder.getInt64(1),
+                            Align, AtomicOrdering::Monotonic, Group);
+    return llvm::Error::success();
+  default:
+    break;
+  }
+  // arrivefbar, waitfbar (arrive, then wait) and leavefbar: one
+  // compare-and-swap loop computes the next word from the last seen.
+  const bool Leave = I->opcode == BRIG_OPCODE_LEAVEFBAR;
+  const bool Wait = I->opcode == BRIG_OPCODE_WAITFBAR;
+  if (!Leave) // What this work-item wrote before it arrives is released.
+    Builder.CreateFence(AtomicOrdering::Release, Group);
+  auto *Initial = Builder.CreateAlignedLoad(I64, Word, Align);
+  Initial->setAtomic(AtomicOrdering::Monotonic, Group);
+  llvm::BasicBlock *Before = Builder.GetInsertBlock();
+  auto *Loop = llvm::BasicBlock::Create(Ctx, "fbar.update", F);
+  auto *Updated = llvm::BasicBlock::Create(Ctx, "fbar.updated", F);
+  Builder.CreateBr(Loop);
+  Builder.SetInsertPoint(Loop);
+  llvm::PHINode *Seen = Builder.CreatePHI(I64, 2);
+  Seen->addIncoming(Initial, Before);
+  Value *Members = Builder.CreateAnd(Seen, CountMask);
+  Value *Arrived =
+      Builder.CreateAnd(Builder.CreateLShr(Seen, ArrivedShift), CountMask);
+  Value *Generation = Builder.CreateLShr(Seen, GenerationShift);
+  if (Leave)
+    Members = Builder.CreateSub(Members, Builder.getInt64(1));
+  else
+    Arrived = Builder.CreateAdd(Arrived, Builder.getInt64(1));
+  // Satisfied: every member arrived (as on the CPU, a leave that leaves
+  // only arrived members satisfies the fbarrier too).
+  Value *Done = Builder.CreateICmpUGE(Arrived, Members);
+  Value *Next = Builder.CreateOr(
+      Members,
+      Builder.CreateSelect(
+          Done,
+          Builder.CreateShl(Builder.CreateAdd(Generation, Builder.getInt64(1)),
+                            GenerationShift),
+          Builder.CreateOr(Builder.CreateShl(Arrived, ArrivedShift),
+                           Builder.CreateShl(Generation, GenerationShift))));
+  auto *Swap = Builder.CreateAtomicCmpXchg(Word, Seen, Next, Align,
+                                           AtomicOrdering::Monotonic,
+                                           AtomicOrdering::Monotonic, Group);
+  Seen->addIncoming(Builder.CreateExtractValue(Swap, 0), Loop);
+  Builder.CreateCondBr(Builder.CreateExtractValue(Swap, 1), Updated, Loop);
+  Builder.SetInsertPoint(Updated);
+  if (!Wait)
+    return llvm::Error::success();
+  // Not the last to arrive: spin until the generation moves on.
+  auto *Spin = llvm::BasicBlock::Create(Ctx, "fbar.spin", F);
+  auto *Through = llvm::BasicBlock::Create(Ctx, "fbar.through", F);
+  Builder.CreateCondBr(Done, Through, Spin);
+  Builder.SetInsertPoint(Spin);
+  auto *Now = Builder.CreateAlignedLoad(I64, Word, Align);
+  Now->setAtomic(AtomicOrdering::Monotonic, Group);
+  Builder.CreateCondBr(
+      Builder.CreateICmpEQ(Builder.CreateLShr(Now, GenerationShift),
+                           Generation),
+      Spin, Through);
+  Builder.SetInsertPoint(Through);
+  // What the other members wrote before they arrived is visible now.
+  Builder.CreateFence(AtomicOrdering::Acquire, Group);
   return llvm::Error::success();
 }
 

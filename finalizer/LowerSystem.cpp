@@ -8,7 +8,8 @@
 //    its indices lie is a constant the runtime registers
 //    (finalizer/RuntimeHelpers.h), loaded once and hoisted by LLVM.
 //  - clock reads the HSA system timestamp through the runtime (a call, so
-//    it is neither merged nor moved across memory operations); cuid and
+//    it is neither merged nor moved across memory operations; a GPU target
+//    answers query::Clock from the device's timer instead); cuid and
 //    maxcuid are the worker running the work-group and the highest worker
 //    number, from the dispatch context.
 //  - debugtrap reports HSA_STATUS_ERROR_EXCEPTION on the queue, which stops
@@ -159,6 +160,25 @@ std::optional<llvm::Error> KernelLowering::trySystem(EntryRef<BrigInstBase> I) {
                                                    : query::PrivateBase,
                      PtrTy);
   };
+  if (!P.hostRuntimeHelpers()) {
+    const char *What = nullptr;
+    switch (Op) {
+    case BRIG_OPCODE_LDQUEUEREADINDEX:
+    case BRIG_OPCODE_LDQUEUEWRITEINDEX:
+    case BRIG_OPCODE_ADDQUEUEWRITEINDEX:
+    case BRIG_OPCODE_CASQUEUEWRITEINDEX:
+    case BRIG_OPCODE_STQUEUEREADINDEX:
+    case BRIG_OPCODE_STQUEUEWRITEINDEX:
+      What = "queue instructions need";
+      break;
+    default:
+      break;
+    }
+    if (What)
+      return failInst(I, llvm::Twine(What) +
+                             " the host runtime, which GPU agents do not "
+                             "support yet");
+  }
   switch (Op) {
   //===--- User mode queues (PRM 11.3) ----------------------------------===//
   case BRIG_OPCODE_LDQUEUEREADINDEX:
@@ -228,6 +248,8 @@ std::optional<llvm::Error> KernelLowering::trySystem(EntryRef<BrigInstBase> I) {
 
   //===--- Miscellaneous (PRM 11.4) -------------------------------------===//
   case BRIG_OPCODE_CLOCK:
+    if (!P.hostRuntimeHelpers())
+      return WriteDest(callQuery(query::Clock, I64));
     return WriteDest(CallHelper(helper::Clock, I64, {}));
   case BRIG_OPCODE_CUID:
     return WriteDest(callQuery(query::ComputeUnitId, I32));
@@ -237,10 +259,15 @@ std::optional<llvm::Error> KernelLowering::trySystem(EntryRef<BrigInstBase> I) {
     auto V = read(I, 0, BRIG_TYPE_U32);
     if (!V)
       return V.takeError();
-    CallHelper(helper::Trap, Builder.getVoidTy(),
-               {callQuery(query::Queue, PtrTy),
-                llvm::ConstantInt::get(I32, HSA_STATUS_ERROR_EXCEPTION),
-                Builder.CreateZExt(*V, I64)});
+    if (P.hostRuntimeHelpers())
+      CallHelper(helper::Trap, Builder.getVoidTy(),
+                 {callQuery(query::Queue, PtrTy),
+                  llvm::ConstantInt::get(I32, HSA_STATUS_ERROR_EXCEPTION),
+                  Builder.CreateZExt(*V, I64)});
+    else
+      callQuery(query::Trap, Builder.getVoidTy(),
+                {llvm::ConstantInt::get(I32, HSA_STATUS_ERROR_EXCEPTION),
+                 Builder.CreateZExt(*V, I64)});
     // The work-item halts. It says so in its halt word: the callers of a
     // function return in turn (KernelLowering::tryCall), and a resumable
     // kernel does not resume it after the next barrier.

@@ -293,12 +293,10 @@ llvm::Expected<LoweredKernel> KernelLowering::run() {
   // kernel whose work-items wait on fbarriers resumes each work-item where
   // it stopped instead (LowerFbarrier.cpp).
   CallSummary Calls = P.summarize(B, K);
-  if (P.nativeBarriers() && Calls.WaitsOnFbarrier)
-    return fail(K.Offset, "waits on an fbarrier (itself or in a function it "
-                          "calls), which this finalizer does not support for "
-                          "this agent yet");
   SplitAtBarriers = Calls.Waits && !P.nativeBarriers();
-  Scheduled = Calls.WaitsOnFbarrier;
+  // Where work-items run concurrently (native barriers), a wait at an
+  // fbarrier spins in place instead (LowerFbarrier.cpp).
+  Scheduled = Calls.WaitsOnFbarrier && !P.nativeBarriers();
   Result.UsesBarrier = SplitAtBarriers;
   Result.Scheduled = Scheduled;
 

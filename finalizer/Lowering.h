@@ -91,6 +91,12 @@ inline constexpr const char *PrivateSegmentSize =
     "openhsa.privatesegmentsize";                            // (wi) -> i32
 inline constexpr const char *Queue = "openhsa.queue";        // (wi) -> ptr
 inline constexpr const char *ComputeUnitId = "openhsa.cuid"; // (wi) -> i32
+// Without LoweringOptions::HostRuntimeHelpers: the HSA system timestamp
+// (clock), from the target.
+inline constexpr const char *Clock = "openhsa.clock"; // (wi) -> i64
+// Without LoweringOptions::HostRuntimeHelpers: debugtrap's report, (wi,
+// i32 hsa_status_t, i64 operand); the work-item then halts as elsewhere.
+inline constexpr const char *Trap = "openhsa.trap";
 inline constexpr const char *MaxComputeUnitId =
     "openhsa.maxcuid"; // (wi) -> i32
 // With LoweringOptions::NativeBarriers: the work-group barrier and the
@@ -119,11 +125,18 @@ struct LoweringOptions {
   bool DefaultRoundsToZero = false;
   /// Barriers stay calls to query::Barrier, for targets whose work-items
   /// run concurrently (the GPU), instead of ending the regions of a
-  /// resumable body (the CPU). Waits on fbarriers are refused then.
+  /// resumable body (the CPU). Fbarriers are then atomics on group memory
+  /// and their waits spin (LowerFbarrier.cpp).
   bool NativeBarriers = false;
   /// The target's wavefront size: WAVESIZE operands, and the cross-lane
   /// operations. Above 1 they call the query::Wave* functions.
   unsigned WavefrontSize = 1;
+  /// Kernels reach the host runtime's helpers (abi/RuntimeHelpers.h) for
+  /// clock, queue and debugtrap instructions. Without them (GPU agents)
+  /// clock and debugtrap call query::Clock and query::Trap, and the queue
+  /// instructions are refused where they are. (Signal instructions call their
+  /// helpers on every target: a GPU target defines them itself.)
+  bool HostRuntimeHelpers = true;
 };
 
 /// Lowers every kernel defined in Modules into M (see LoweringOptions).

@@ -62,6 +62,8 @@ const CudaDriver *load() {
       resolve(L, D.ModuleGetFunction, {"cuModuleGetFunction"}) &&
       resolve(L, D.ModuleGetGlobal, {"cuModuleGetGlobal_v2"}) &&
       resolve(L, D.FuncSetAttribute, {"cuFuncSetAttribute"}) &&
+      resolve(L, D.CtxSetLimit, {"cuCtxSetLimit"}) &&
+      resolve(L, D.CtxGetLimit, {"cuCtxGetLimit"}) &&
       resolve(L, D.LaunchKernel, {"cuLaunchKernel"}) &&
       resolve(L, D.StreamCreate, {"cuStreamCreate"}) &&
       resolve(L, D.StreamDestroy, {"cuStreamDestroy_v2"}) &&

@@ -70,6 +70,7 @@ inline constexpr int JitInfoLogBufferSizeBytes = 4;
 inline constexpr int JitErrorLogBuffer = 5;
 inline constexpr int JitErrorLogBufferSizeBytes = 6;
 inline constexpr int FuncAttributeMaxDynamicSharedSizeBytes = 8;
+inline constexpr int LimitStackSize = 0; // CU_LIMIT_STACK_SIZE
 /// CUstreamWaitValue_flags: wait until *addr == value.
 inline constexpr unsigned StreamWaitValueEq = 0x1;
 
@@ -86,6 +87,8 @@ struct CudaDriver {
   CUresult (*DevicePrimaryCtxRelease)(CUdevice);
   CUresult (*DevicePrimaryCtxReset)(CUdevice);
   CUresult (*CtxSetCurrent)(CUcontext);
+  CUresult (*CtxSetLimit)(int, size_t);
+  CUresult (*CtxGetLimit)(size_t *, int);
   CUresult (*MemAlloc)(CUdeviceptr *, size_t);
   CUresult (*MemFree)(CUdeviceptr);
   CUresult (*MemHostAlloc)(void **, size_t, unsigned);

@@ -4,6 +4,7 @@
 #include "abi/GpuKernelAbi.h"
 #include "gpu_backend/GpuQueue.h"
 #include "hsa/hsa_ext_openhsa.h"
+#include "runtime/core/Clock.h"
 #include "runtime/core/Log.h"
 #include "runtime/core/Queue.h"
 
@@ -197,9 +198,14 @@ GpuAgent::GpuAgent(const CudaDriver &Driver, CUdevice Device, CUcontext Context,
                   std::min<uint32_t>(Info.MaxGridDim[1], UINT32_MAX),
                   std::min<uint32_t>(Info.MaxGridDim[2], UINT32_MAX)};
   I.GridMaxSize = UINT32_MAX;
-  I.FbarrierMaxSize = 0; // fbarriers are not supported on the GPU yet.
+  I.FbarrierMaxSize = 32; // In group memory (finalizer/LowerFbarrier.cpp).
   Isas.push_back(OwnIsa.get());
   LiveGpuAgents.fetch_add(1);
+  // Both may wait for the device, which no stream can block yet: signals
+  // kernels may modify, and the clock's origin.
+  if (makeCurrent())
+    mapSignalArena(*this);
+  timestampOffset();
 }
 
 GpuAgent::~GpuAgent() {
@@ -222,6 +228,59 @@ const DeviceKernels *GpuAgent::deviceKernels() const {
     KernelsLoaded = makeCurrent() && loadDeviceKernels(*this, Kernels);
   });
   return KernelsLoaded ? &Kernels : nullptr;
+}
+
+int64_t GpuAgent::timestampOffset() const {
+  std::call_once(ClockOnce, [this] {
+    const DeviceKernels *K = deviceKernels();
+    void *Out = nullptr;
+    CUstream Stream = nullptr;
+    auto Fail = [&](const char *What, CUresult R) {
+      log::write(log::Level::Error,
+                 "the GPU's clock cannot be measured against the host's "
+                 "(clock instructions on it are off by an unknown amount): "
+                 "%s: %s",
+                 What, Driver.errorText(R).c_str());
+    };
+    if (!K || !makeCurrent())
+      return Fail("no device kernels", CUDA_SUCCESS);
+    if (CUresult R =
+            Driver.MemHostAlloc(&Out, sizeof(uint64_t), MemHostAllocDeviceMap);
+        R != CUDA_SUCCESS)
+      return Fail("cuMemHostAlloc", R);
+    if (CUresult R = Driver.StreamCreate(&Stream, StreamNonBlocking);
+        R != CUDA_SUCCESS) {
+      Driver.MemFreeHost(Out);
+      return Fail("cuStreamCreate", R);
+    }
+    uint64_t Best = UINT64_MAX;
+    for (int Round = 0; Round < 5; ++Round) {
+      void *Params[] = {&Out};
+      const uint64_t Before = systemTimestamp();
+      CUresult R = Driver.LaunchKernel(K->GlobalTimer, 1, 1, 1, 1, 1, 1, 0,
+                                       Stream, Params, nullptr);
+      if (R == CUDA_SUCCESS)
+        R = Driver.StreamSynchronize(Stream);
+      const uint64_t After = systemTimestamp();
+      if (R != CUDA_SUCCESS) {
+        Fail("the timer kernel", R);
+        break;
+      }
+      const uint64_t DeviceNs = *static_cast<volatile uint64_t *>(Out);
+      if (After - Before < Best) {
+        Best = After - Before;
+        ClockOffset = int64_t(Before + (After - Before) / 2) -
+                      int64_t(nanosecondsToTicks(DeviceNs));
+      }
+    }
+    Driver.StreamDestroy(Stream);
+    Driver.MemFreeHost(Out);
+    log::write(log::Level::Info,
+               "GPU clock: %%globaltimer + %lld ticks, measured within %llu "
+               "ticks",
+               (long long)ClockOffset, (unsigned long long)(Best / 2));
+  });
+  return ClockOffset;
 }
 
 bool GpuAgent::makeCurrent() const {

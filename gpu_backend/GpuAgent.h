@@ -72,6 +72,13 @@ public:
   /// The signal kernels (gpu_backend/GpuSignals.h), loaded on first use
   /// with the context current; null where they do not load.
   const DeviceKernels *deviceKernels() const;
+  /// What to add to the device's %globaltimer in 400 MHz ticks to get the
+  /// HSA system timestamp (the clock instruction: one view of time for
+  /// every agent, PRM 11.4). Measured once, by launching a kernel that
+  /// reads the timer between two host timestamps: within half the shortest
+  /// of five round trips (a few microseconds). 0, with a message, where the
+  /// kernel cannot run.
+  int64_t timestampOffset() const;
 
 private:
   const CudaDriver &Driver;
@@ -86,6 +93,8 @@ private:
   mutable std::once_flag KernelsOnce;
   mutable DeviceKernels Kernels;
   mutable bool KernelsLoaded = false;
+  mutable std::once_flag ClockOnce;
+  mutable int64_t ClockOffset = 0;
 };
 
 /// Copies Size bytes between any two addresses the host or agent A can

@@ -3,6 +3,7 @@
 
 #include "abi/GpuKernelAbi.h"
 #include "gpu_backend/GpuAgent.h"
+#include "runtime/core/Signal.h"
 
 #include <string>
 
@@ -23,6 +24,9 @@ GpuModule::load(const GpuAgent &A, llvm::StringRef Text) {
   if (R != CUDA_SUCCESS)
     return llvm::createStringError("the driver cannot load the PTX: " +
                                    A.driver().errorText(R) + ": " + ErrorLog);
+  // Its signal instructions, if any, modify signals without waking their
+  // host waiters (finalizer/GpuTarget.cpp defineSignalHelpers).
+  Signal::expectSilentModifications();
   return std::unique_ptr<GpuModule>(new GpuModule(A, M));
 }
 
@@ -32,7 +36,8 @@ GpuModule::~GpuModule() {
 }
 
 llvm::Expected<const GpuKernel *>
-GpuModule::kernel(const std::string &EntrySymbol, bool GridGuard) {
+GpuModule::kernel(const std::string &EntrySymbol, bool GridGuard,
+                  size_t StackBytes) {
   auto &Slot = Kernels[EntrySymbol];
   if (Slot)
     return Slot.get();
@@ -45,6 +50,20 @@ GpuModule::kernel(const std::string &EntrySymbol, bool GridGuard) {
     Kernels.erase(EntrySymbol);
     return llvm::createStringError("no kernel '" + EntrySymbol +
                                    "' in the PTX: " + D.errorText(R));
+  }
+  if (StackBytes) {
+    // The limit is the context's, for every kernel: it only grows.
+    size_t Now = 0;
+    if (D.CtxGetLimit(&Now, LimitStackSize) == CUDA_SUCCESS &&
+        Now < StackBytes) {
+      if (CUresult R = D.CtxSetLimit(LimitStackSize, StackBytes);
+          R != CUDA_SUCCESS) {
+        Kernels.erase(EntrySymbol);
+        return llvm::createStringError(
+            "the device cannot give each thread a call stack of " +
+            std::to_string(StackBytes) + " bytes: " + D.errorText(R));
+      }
+    }
   }
   // Launches may use all the shared memory the device allows with opt-in.
   D.FuncSetAttribute(K->Function, FuncAttributeMaxDynamicSharedSizeBytes,

@@ -37,9 +37,13 @@ public:
                                                          llvm::StringRef Ptx);
   ~GpuModule();
 
-  /// The kernel whose entry is EntrySymbol, owned by the module.
-  llvm::Expected<const GpuKernel *> kernel(const std::string &EntrySymbol,
-                                           bool GridGuard);
+  /// The kernel whose entry is EntrySymbol, owned by the module. A kernel
+  /// that calls functions keeps its frame, the private segment included,
+  /// on the device's call stack: StackBytes is what each thread's stack
+  /// needs then (0: the driver's default will do), and the context's
+  /// stack limit grows to it.
+  llvm::Expected<const GpuKernel *>
+  kernel(const std::string &EntrySymbol, bool GridGuard, size_t StackBytes = 0);
   /// The device address of a variable the module defines.
   llvm::Expected<void *> variable(const std::string &ObjectSymbol);
 

@@ -5,6 +5,7 @@
 #include "cpu_agent/KernelDescriptor.h"
 #include "gpu_backend/GpuAgent.h"
 #include "gpu_backend/GpuCode.h"
+#include "gpu_backend/GpuSignals.h"
 #include "runtime/core/Clock.h"
 #include "runtime/core/Log.h"
 #include "runtime/core/Signal.h"
@@ -91,6 +92,7 @@ std::unique_ptr<GpuQueueService> GpuQueueService::start(const GpuAgent &A,
   auto *Ctl = static_cast<Control *>(C);
   Ctl->Cancel = 0;
   Ctl->Never = 1;
+  Ctl->Trapped = Ctl->TrapValue = 0;
   const GpuQueueModes M = gpuQueueModes(A);
   log::write(log::Level::Info,
              "GPU queue: barrier packets resolved on the %s, completion "
@@ -219,6 +221,16 @@ bool GpuQueueService::retire() {
       // A fault on the device ends the queue, as on other GPU runtimes.
       log::write(log::Level::Error, "a kernel failed on the GPU: %s",
                  Agent.driver().errorText(R).c_str());
+      Q.reportError(HSA_STATUS_ERROR_EXCEPTION);
+    } else if (__atomic_load_n(&Ctl->Trapped, __ATOMIC_ACQUIRE)) {
+      // debugtrap (PRM 12.5.1, as on the CPU agent): the queue reports the
+      // exception and stops; the dispatch does not complete. (With
+      // completion on the device its signal was decremented already.)
+      if (!Q.errorReported())
+        log::write(log::Level::Error,
+                   "a work-item executed debugtrap on the GPU (operand %llu)",
+                   (unsigned long long)__atomic_load_n(&Ctl->TrapValue,
+                                                       __ATOMIC_RELAXED));
       Q.reportError(HSA_STATUS_ERROR_EXCEPTION);
     } else if (F.DeviceSide) {
       F.DeviceSide->wakeWaiters();
@@ -489,6 +501,8 @@ GpuQueueService::Outcome GpuQueueService::launch(uint64_t Index,
   Params.Queue = uint64_t(uintptr_t(Q.hsa()));
   Params.GroupSegmentSize = uint32_t(GroupBytes);
   Params.PrivateSegmentSize = K->PrivateSegmentSize;
+  Params.TimestampOffset = Agent.timestampOffset();
+  Params.TrapWords = uint64_t(uintptr_t(&Ctl->Trapped));
   // The driver copies the kernarg parameter's bytes at launch; a kernel
   // without arguments still has a 16-byte parameter.
   static const uint8_t NoArguments[16] = {};

@@ -76,6 +76,9 @@ private:
   struct Control {
     uint64_t Cancel; // Set when the queue goes: barrier-OR kernels return.
     uint64_t Never;  // Never 0: a barrier-OR's unused dependency.
+    /// GpuDispatchParams::TrapWords: set by a kernel's debugtrap (with its
+    /// operand), checked as each dispatch ends.
+    uint64_t Trapped, TrapValue;
   };
   GpuQueueService(const GpuAgent &A, Queue &Q, CUstream S, Control *C,
                   GpuQueueModes M)

@@ -5,16 +5,31 @@
 #include "runtime/core/Log.h"
 #include "runtime/core/Signal.h"
 
+#include <atomic>
 #include <mutex>
 #include <set>
+#include <vector>
 
 namespace openhsa::gpu {
 
 namespace {
 struct MappedSlabs {
   std::mutex Mutex;
-  std::set<void *> Slabs;
+  std::set<void *> Slabs; // Registered one by one.
+  void *Arena = nullptr;  // Registered as a whole (mapSignalArena).
+  size_t ArenaBytes = 0;
 };
+
+/// Slabs of signals kernels can reach from the start: 8 MiB, 65,536
+/// signals (the first ones a process creates). Signals beyond are mapped
+/// one slab at a time when a queue first waits on them or decrements them.
+constexpr size_t ArenaSlabs = 32;
+
+bool inArena(const MappedSlabs &M, const void *P) {
+  return M.Arena && P >= M.Arena &&
+         static_cast<const char *>(P) <
+             static_cast<const char *>(M.Arena) + M.ArenaBytes;
+}
 MappedSlabs &mappedSlabs() {
   static MappedSlabs *M = new MappedSlabs; // Outlives other statics.
   return *M;
@@ -28,6 +43,15 @@ constexpr const char *KernelsPtx = R"(
 .version 7.0
 .target sm_70
 .address_size 64
+
+.visible .entry openhsa_globaltimer(.param .u64 out)
+{
+	.reg .b64 %rd<3>;
+	ld.param.u64 %rd1, [out];
+	mov.u64 %rd2, %globaltimer;
+	st.volatile.u64 [%rd1], %rd2;
+	ret;
+}
 
 .visible .entry openhsa_signal_sub(.param .u64 value)
 {
@@ -89,7 +113,7 @@ bool mapSignal(const GpuAgent &A, const Signal *S) {
     return false;
   MappedSlabs &M = mappedSlabs();
   std::lock_guard<std::mutex> Lock(M.Mutex);
-  if (M.Slabs.count(Slab))
+  if (M.Slabs.count(Slab) || inArena(M, Slab))
     return true;
   if (!A.makeCurrent())
     return false;
@@ -107,12 +131,44 @@ bool mapSignal(const GpuAgent &A, const Signal *S) {
   return true;
 }
 
+void mapSignalArena(const GpuAgent &A) {
+  auto [Base, Bytes] = Signal::reserveSlabArena(ArenaSlabs);
+  MappedSlabs &M = mappedSlabs();
+  std::lock_guard<std::mutex> Lock(M.Mutex);
+  if (!Base || M.Arena == Base)
+    return;
+  auto Register = [&](void *P, size_t Size) {
+    CUresult R = A.driver().MemHostRegister(
+        P, Size, MemHostRegisterPortable | MemHostRegisterDeviceMap);
+    if (R == CUDA_SUCCESS || R == CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED)
+      return true;
+    log::write(log::Level::Error,
+               "cannot map signals into the GPU (kernels' signal instructions "
+               "fault on them): %s",
+               A.driver().errorText(R).c_str());
+    return false;
+  };
+  if (!Register(Base, Bytes))
+    return;
+  M.Arena = Base;
+  M.ArenaBytes = Bytes;
+  // Slabs made before the arena (signals created before hsa_init found the
+  // GPU, or beyond an earlier arena's end).
+  for (void *Slab : Signal::slabs())
+    if (!inArena(M, Slab) && !M.Slabs.count(Slab) &&
+        Register(Slab, Signal::SlabBytes))
+      M.Slabs.insert(Slab);
+}
+
 void unmapSignals(const CudaDriver &D) {
   MappedSlabs &M = mappedSlabs();
   std::lock_guard<std::mutex> Lock(M.Mutex);
   for (void *Slab : M.Slabs)
     D.MemHostUnregister(Slab);
   M.Slabs.clear();
+  if (M.Arena)
+    D.MemHostUnregister(M.Arena);
+  M.Arena = nullptr;
 }
 
 bool loadDeviceKernels(const GpuAgent &A, DeviceKernels &K) {
@@ -125,6 +181,8 @@ bool loadDeviceKernels(const GpuAgent &A, DeviceKernels &K) {
       (R = D.ModuleGetFunction(&K.SignalSub, K.Module, "openhsa_signal_sub")) ==
           CUDA_SUCCESS)
     R = D.ModuleGetFunction(&K.BarrierOr, K.Module, "openhsa_barrier_or");
+  if (R == CUDA_SUCCESS)
+    R = D.ModuleGetFunction(&K.GlobalTimer, K.Module, "openhsa_globaltimer");
   if (R == CUDA_SUCCESS)
     return true;
   log::write(log::Level::Error,

@@ -4,11 +4,15 @@
 // and decrement completion signals there (a one-thread kernel doing a
 // system-scope atomic add), so the device must reach a signal's value word.
 // Signals live in page-aligned slabs that are never freed
-// (runtime/core/Signal.h); the first time a GPU queue meets a signal, its
-// slab is pinned and mapped into every device (portable registration, at
-// the host's address). Registrations last until the last GPU agent goes.
+// (runtime/core/Signal.h). As GPU agents are made, the slabs there are and
+// a block for the next 65,536 signals are pinned and mapped into every
+// device (portable registration, at the host's address); a slab beyond it
+// is mapped the first time a GPU queue meets one of its signals.
+// Registrations last until the last GPU agent goes.
 //
 // The device kernels are PTX text embedded here, JIT-compiled per agent:
+//   openhsa_globaltimer(out)         writes the device's nanosecond timer
+//                                    (GpuAgent::timestampOffset);
 //   openhsa_signal_sub(value)        atomically subtracts 1 (system scope);
 //   openhsa_barrier_or(d0..d4, cancel, completion)
 //                                    polls until one dependency is 0 (then
@@ -33,6 +37,13 @@ class GpuAgent;
 /// when the driver refuses (the caller then works on the host).
 bool mapSignal(const GpuAgent &A, const Signal *S);
 
+/// Maps the signal slabs there are, and a block of slabs for the signals to
+/// come (Signal::reserveSlabArena), into every device: kernels' signal
+/// instructions may name any of them. Called as agents are made, with A's
+/// context current: registering host memory may wait for the device, so
+/// it must not happen while a stream could wait on the host.
+void mapSignalArena(const GpuAgent &A);
+
 /// Unregisters every mapped slab; called as the last GPU agent goes.
 void unmapSignals(const CudaDriver &D);
 
@@ -41,6 +52,7 @@ struct DeviceKernels {
   CUmodule Module = nullptr;
   CUfunction SignalSub = nullptr;
   CUfunction BarrierOr = nullptr;
+  CUfunction GlobalTimer = nullptr; // Writes %globaltimer to its argument.
 };
 
 /// Loads the kernels into A's context (current on the calling thread);

@@ -453,7 +453,13 @@ hsa_status_t Executable::load(const Agent *A,
   for (const finalizer::KernelSymbol &K : CO->Kernels) {
     auto *D = new cpu::KernelDescriptor();
     if (DeviceCode) {
-      auto Kernel = DeviceCode->kernel(K.EntrySymbol, K.GpuGridGuard);
+      // With calls (recursion, alloca: a dynamic call stack), the frame
+      // of the kernel, private segment included, is on the device's call
+      // stack, beside the callees' small frames.
+      constexpr size_t CalleeFrames = 4096;
+      auto Kernel = DeviceCode->kernel(
+          K.EntrySymbol, K.GpuGridGuard,
+          K.DynamicCallStack ? K.PrivateSegmentSize + CalleeFrames : 0);
       if (!Kernel) {
         delete D;
         return Fail(Kernel.takeError());

@@ -105,6 +105,7 @@ public:
   /// Reports an asynchronous error (once) through the queue's callback and
   /// inactivates the queue.
   void reportError(hsa_status_t Status);
+  bool errorReported() const { return ErrorReported.load(); }
 
   void setProcessor(QueueProcessor *P) { Processor = P; }
   QueueProcessor *processor() const { return Processor; }

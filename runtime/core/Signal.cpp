@@ -52,6 +52,8 @@ struct SignalSlots {
   std::deque<void *> Free;
   std::vector<char *> Slabs;
   char *Next = nullptr, *End = nullptr;
+  // Signal::reserveSlabArena: slabs still to come from the arena.
+  char *Arena = nullptr, *ArenaNext = nullptr, *ArenaEnd = nullptr;
 };
 SignalSlots &signalSlots() {
   static SignalSlots *Slots = new SignalSlots; // Never destroyed: signals
@@ -73,15 +75,21 @@ void *Signal::operator new(size_t Size, const std::nothrow_t &) noexcept {
     return P;
   }
   if (S.Next == S.End) {
-    auto *Slab = static_cast<char *>(std::aligned_alloc(4096, SlabBytes));
+    const bool FromArena = S.ArenaNext != S.ArenaEnd;
+    auto *Slab = FromArena
+                     ? S.ArenaNext
+                     : static_cast<char *>(std::aligned_alloc(4096, SlabBytes));
     if (!Slab)
       return nullptr;
     try {
       S.Slabs.push_back(Slab);
     } catch (...) {
-      std::free(Slab);
+      if (!FromArena)
+        std::free(Slab);
       return nullptr;
     }
+    if (FromArena)
+      S.ArenaNext += SlabBytes;
     S.Next = Slab;
     S.End = Slab + SlabBytes;
   }
@@ -110,6 +118,25 @@ void Signal::operator delete(void *P) noexcept {
   SignalSlots &S = signalSlots();
   std::lock_guard<std::mutex> Lock(S.Mutex);
   S.Free.push_back(P); // deque::push_back may throw: only when out of memory.
+}
+
+std::vector<void *> Signal::slabs() {
+  SignalSlots &S = signalSlots();
+  std::lock_guard<std::mutex> Lock(S.Mutex);
+  return {S.Slabs.begin(), S.Slabs.end()};
+}
+
+std::pair<void *, size_t> Signal::reserveSlabArena(size_t Slabs) {
+  SignalSlots &S = signalSlots();
+  std::lock_guard<std::mutex> Lock(S.Mutex);
+  if (!S.Arena) {
+    S.Arena = static_cast<char *>(std::aligned_alloc(4096, Slabs * SlabBytes));
+    if (!S.Arena)
+      return {nullptr, 0};
+    S.ArenaNext = S.Arena;
+    S.ArenaEnd = S.Arena + Slabs * SlabBytes;
+  }
+  return {S.Arena, size_t(S.ArenaEnd - S.Arena)};
 }
 
 bool Signal::slabOf(const void *P, void *&Base) {
@@ -169,6 +196,13 @@ constexpr uint64_t YieldAfterNs = 2'000;
 /// modified by a kernel through a path that cannot notify) to this latency.
 constexpr int64_t MaxSleepNs = 20'000'000;
 
+/// Set once code that modifies signals without notifying (GPU kernels) may
+/// run: sleeps are then a sixteenth of the time waited so far, between
+/// SilentMinSleepNs and SilentMaxSleepNs, so such a modification is seen
+/// within about 6 % of the wait or a millisecond.
+std::atomic<bool> SilentModifications{false};
+constexpr uint64_t SilentMinSleepNs = 20'000, SilentMaxSleepNs = 1'000'000;
+
 /// Shared wait loop: Poll() returns true once the wait is over.
 template <typename PollFn>
 bool spinThenBlock(PollFn Poll, const Signal *const *Signals, size_t Count,
@@ -207,7 +241,10 @@ bool spinThenBlock(PollFn Poll, const Signal *const *Signals, size_t Count,
     if (Elapsed >= TimeoutNs)
       break;
     uint64_t Left = TimeoutNs - Elapsed;
-    Word.sleep(Seen, int64_t(std::min<uint64_t>(Left, MaxSleepNs)));
+    uint64_t Sleep = MaxSleepNs;
+    if (SilentModifications.load(std::memory_order_relaxed))
+      Sleep = std::clamp(Elapsed / 16, SilentMinSleepNs, SilentMaxSleepNs);
+    Word.sleep(Seen, int64_t(std::min<uint64_t>(Left, Sleep)));
   }
   for (size_t I = 0; I < Count; ++I)
     Signals[I]->removeWatcher(&Word);
@@ -215,6 +252,10 @@ bool spinThenBlock(PollFn Poll, const Signal *const *Signals, size_t Count,
 }
 
 } // namespace
+
+void Signal::expectSilentModifications() {
+  SilentModifications.store(true, std::memory_order_relaxed);
+}
 
 int64_t Signal::wait(hsa_signal_condition_t Condition, int64_t CompareValue,
                      uint64_t TimeoutTicks, hsa_wait_state_t Hint,

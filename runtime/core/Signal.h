@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <new>
+#include <utility>
 #include <vector>
 
 namespace openhsa {
@@ -69,6 +70,20 @@ public:
   /// GpuSignals.h). False when P is in no slab; else the slab holding it.
   static constexpr size_t SlabBytes = 256 * 1024;
   static bool slabOf(const void *P, void *&Base);
+  /// Every slab so far, oldest first (slabs are only ever added).
+  static std::vector<void *> slabs();
+  /// Reserves Slabs slabs in one block, from which the next slabs come,
+  /// and returns it (the block reserved before, if any): GPU agents map it
+  /// into their devices once, before any stream could wait, so that
+  /// kernels' signal instructions reach those signals. {nullptr, 0} when
+  /// there is no memory.
+  static std::pair<void *, size_t> reserveSlabArena(size_t Slabs);
+
+  /// From now on signals may be modified by code that cannot notify their
+  /// waiters (GPU kernels' signal instructions): blocked host waits then
+  /// re-check their condition at least every millisecond (sooner early in
+  /// a wait) instead of every MaxSleepNs (Signal.cpp).
+  static void expectSilentModifications();
 
   /// Wakes the threads waiting on this signal after its value was modified
   /// where no notification can be sent from (by a GPU kernel).

@@ -343,6 +343,9 @@ kernel &k(kernarg_u64 %out)
 // Undefined behaviour (a member never arrives): the work-group ends rather
 // than hang; what ran before the wait is done.
 TEST(FbarrierTest, AWaitThatCanNeverBeSatisfiedEndsTheGroup) {
+  if (runsOnGpu()) // Undefined in the PRM; GPU threads spin at such a wait.
+    GTEST_SKIP() << "the CPU agent ends such a group; a GPU agent's work-items "
+                    "spin there until the dispatch is abandoned";
   auto P = finalizeText(MemberNeverArrives);
   ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
   std::vector<uint32_t> Out(2, 0);

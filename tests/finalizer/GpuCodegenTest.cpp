@@ -230,13 +230,67 @@ TEST(GpuCodegenTest, WhatNeedsTheHostRuntimeIsRefusedByName) {
 module &m:1:0:$full:$large:$default;
 kernel &k(kernarg_u64 %out)
 {
-	clock_u64 $d0;
 	ld_kernarg_u64 $d1, [%out];
+	ldqueuewriteindex_global_scacq_u64 $d0, [$d1];
 	st_global_u64 $d0, [$d1];
 };
 )");
   ASSERT_FALSE(bool(CO));
-  EXPECT_NE(llvm::toString(CO.takeError()).find("clock"), std::string::npos);
+  const std::string Message = llvm::toString(CO.takeError());
+  EXPECT_NE(Message.find("queue instructions"), std::string::npos) << Message;
+  // Where: the instruction's BRIG offset, as for what the CPU refuses.
+  EXPECT_NE(Message.find("hsa_code+0x"), std::string::npos) << Message;
+}
+
+// clock reads the device's nanosecond timer, in the host's ticks; signal
+// instructions are system-scope atomics on the signal's value and waits
+// poll it (finalizer/GpuTarget.cpp).
+TEST(GpuCodegenTest, ClockAndSignalsRunOnTheDevice) {
+  auto CO = finalizeForGpu(R"(
+module &m:1:0:$full:$large:$default;
+kernel &k(kernarg_u64 %out, kernarg_sig64 %s)
+{
+	clock_u64 $d0;
+	ld_kernarg_u64 $d1, [%out];
+	st_global_u64 $d0, [$d1];
+	ld_kernarg_sig64 $d2, [%s];
+	signal_add_screl_s64_sig64 $d3, $d2, 1;
+	signal_wait_eq_scacq_s64_sig64 $d5, $d2, 5;
+	signal_waittimeout_lt_rlx_s64_sig64 $d4, $d2, 0, 1000;
+	st_global_u64 $d4, [$d1+8];
+};
+)");
+  ASSERT_TRUE(bool(CO)) << llvm::toString(CO.takeError());
+  const std::string Ptx = ptxOf(*CO);
+  EXPECT_NE(Ptx.find("%globaltimer"), std::string::npos) << Ptx;
+  EXPECT_NE(Ptx.find("cas.b64"), std::string::npos) << Ptx;
+  EXPECT_NE(Ptx.find("nanosleep"), std::string::npos) << Ptx;
+  EXPECT_NE(Ptx.find("membar.sys"), std::string::npos) << Ptx;
+}
+
+// A variable's declaration and definition (PRM 4.3) share one PTX name:
+// the loader finds it under either symbol.
+TEST(GpuCodegenTest, DeclarationAndDefinitionShareTheirPtxName) {
+  auto CO = finalizeForGpu(R"(
+module &m:1:0:$full:$large:$default;
+decl prog global_u32 &imported;
+prog kernel &k(kernarg_u64 %out)
+{
+	ld_global_u32 $s0, [&imported];
+	ld_kernarg_u64 $d0, [%out];
+	st_global_u32 $s0, [$d0];
+};
+prog global_u32 &imported = 42;
+)");
+  ASSERT_TRUE(bool(CO)) << llvm::toString(CO.takeError());
+  unsigned Seen = 0;
+  for (const auto &V : CO->Variables)
+    if (V.Name == "&imported") {
+      ++Seen;
+      EXPECT_EQ(V.ObjectSymbol, "hsa_$_var_$__$_imported");
+    }
+  EXPECT_GE(Seen, 1u);
+  EXPECT_NE(ptxOf(*CO).find("hsa_$_var_$__$_imported"), std::string::npos);
 }
 
 // Indirect functions are refused before code generation, which would
@@ -258,11 +312,15 @@ prog kernel &k(kernarg_u64 %out)
 };
 )");
   ASSERT_FALSE(bool(CO));
-  EXPECT_NE(llvm::toString(CO.takeError()).find("indirect functions"),
-            std::string::npos);
+  const std::string Message = llvm::toString(CO.takeError());
+  EXPECT_NE(Message.find("indirect functions"), std::string::npos) << Message;
+  EXPECT_NE(Message.find("hsa_code+0x"), std::string::npos) << Message;
 }
 
-TEST(GpuCodegenTest, FbarriersAreRefusedByName) {
+// Fbarriers are a 64-bit word of group memory updated with
+// compare-and-swap; waits spin on it between work-group fences
+// (finalizer/LowerFbarrier.cpp).
+TEST(GpuCodegenTest, FbarriersBecomeGroupMemoryAtomics) {
   auto CO = finalizeForGpu(R"(
 module &m:1:0:$full:$large:$default;
 kernel &k()
@@ -271,12 +329,87 @@ kernel &k()
 	initfbar %fb;
 	joinfbar %fb;
 	waitfbar %fb;
+	arrivefbar %fb;
 	leavefbar %fb;
 	releasefbar %fb;
 };
 )");
-  ASSERT_FALSE(bool(CO));
-  EXPECT_NE(llvm::toString(CO.takeError()).find("fbarrier"), std::string::npos);
+  ASSERT_TRUE(bool(CO)) << llvm::toString(CO.takeError());
+  const std::string Ptx = ptxOf(*CO);
+  EXPECT_NE(Ptx.find("cas.b64"), std::string::npos) << Ptx;
+  EXPECT_NE(Ptx.find("membar.cta"), std::string::npos) << Ptx;
+  EXPECT_EQ(Ptx.find("membar.sys"), std::string::npos) << Ptx;
+}
+
+// Recursion and alloca use the private segment as a stack, as on the CPU:
+// PTX local memory.
+TEST(GpuCodegenTest, RecursionAndAllocaFinalize) {
+  auto CO = finalizeForGpu(R"(
+module &m:1:0:$full:$large:$default;
+function &fact(arg_u64 %r)(arg_u32 %n)
+{
+	private_u32 %keep;
+	ld_arg_u32	$s0, [%n];
+	st_private_u32	$s0, [%keep];
+	cmp_le_b1_u32	$c0, $s0, 1;
+	cbr_b1	$c0, @base;
+	{
+		arg_u64 %sub;
+		arg_u32 %m;
+		sub_u32	$s1, $s0, 1;
+		st_arg_u32	$s1, [%m];
+		call	&fact (%sub) (%m);
+		ld_arg_u64	$d0, [%sub];
+	}
+	ld_private_u32	$s2, [%keep];
+	cvt_u64_u32	$d1, $s2;
+	mul_u64	$d0, $d0, $d1;
+	st_arg_u64	$d0, [%r];
+	ret;
+@base:
+	st_arg_u64	1, [%r];
+	ret;
+};
+kernel &k(kernarg_u64 %out)
+{
+	alloca_align(4)_u32 $s3, 64;
+	st_private_u32 5, [$s3];
+	workitemabsid_u32	$s0, 0;
+	{
+		arg_u64 %r;
+		arg_u32 %n;
+		st_arg_u32	$s0, [%n];
+		call	&fact (%r) (%n);
+		ld_arg_u64	$d1, [%r];
+	}
+	ld_kernarg_u64	$d3, [%out];
+	st_global_u64	$d1, [$d3];
+	ret;
+};
+)");
+  ASSERT_TRUE(bool(CO)) << llvm::toString(CO.takeError());
+  EXPECT_NE(ptxOf(*CO).find(".entry"), std::string::npos);
+}
+
+// DETECT exceptions are computed by the finalizer's own float code and
+// kept per work-item, as on the CPU; getdetectexcept's wavefront OR is a
+// warp ballot.
+TEST(GpuCodegenTest, DetectExceptionsFinalize) {
+  auto CO = finalizeForGpu(R"(
+module &m:1:0:$full:$large:$default;
+kernel &k(kernarg_u64 %out)
+{
+	enabledetectexceptions 0x1f;
+	ld_kernarg_u64 $d0, [%out];
+	ld_global_f32 $s0, [$d0];
+	div_f32 $s1, $s0, 0F00000000;
+	st_global_f32 $s1, [$d0+4];
+	getdetectexcept_u32 $s2;
+	st_global_u32 $s2, [$d0+8];
+};
+)");
+  ASSERT_TRUE(bool(CO)) << llvm::toString(CO.takeError());
+  EXPECT_NE(ptxOf(*CO).find("vote"), std::string::npos);
 }
 
 } // namespace

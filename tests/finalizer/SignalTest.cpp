@@ -158,7 +158,9 @@ TEST_F(SignalTest, EveryOperationMatchesTheHostAndWakesWatchers) {
       if (C.Returns) {
         ASSERT_EQ(Old[I], Initial[I]) << kernelName(C) << " element " << I;
       }
-      if (std::string(C.Op) != "ld") {
+      // A GPU kernel cannot notify host watchers: host waits re-check the
+      // value on their own there (Signal::expectSilentModifications).
+      if (std::string(C.Op) != "ld" && !runsOnGpu()) {
         ASSERT_NE(Words[I].epoch(), Epochs[I])
             << kernelName(C) << " did not notify the signal's watchers";
       }
@@ -348,7 +350,9 @@ kernel &contend(kernarg_u64 %up, kernarg_u64 %down, kernarg_u64 %mixed)
 TEST_F(SignalTest, ContendedUpdatesAreExactAndWakeHostWaiters) {
   auto P = finalizeText(Contended);
   ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
-  const uint32_t N = 100000;
+  // On a GPU agent every update is a compare-and-swap loop on host memory
+  // across PCIe, whose retries grow with the square of the contenders.
+  const uint32_t N = runsOnGpu() ? 4000 : 100000;
   Signal Up(0), Down(N), Mixed(-int64_t(N));
   int64_t SeenUp = -1, SeenDown = -1;
   std::thread WaitUp([&] {

@@ -916,4 +916,160 @@ TEST_F(GpuAgentTest, CpuThenGpuOnTheSameBuffers) {
   hsa_queue_destroy(CpuQueue);
 }
 
+// A barrier-AND on a GPU queue whose dependency is the completion signal
+// of a dispatch on the CPU agent's queue, published after the barrier: the
+// GPU's dispatch behind the barrier reads what the CPU kernel wrote.
+TEST_F(GpuAgentTest, BarrierAndWaitsForACpuAgentsDispatch) {
+  ASSERT_NE(F.Cpu.handle, 0u);
+  const uint64_t OnCpu = load(VectorAdd, "&vadd", F.Cpu);
+  const uint64_t OnGpu = load(VectorAdd, "&vadd");
+  ASSERT_NE(OnCpu, 0u);
+  ASSERT_NE(OnGpu, 0u);
+  hsa_queue_t *CpuQueue = nullptr;
+  ASSERT_EQ(hsa_queue_create(F.Cpu, 64, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr,
+                             UINT32_MAX, UINT32_MAX, &CpuQueue),
+            HSA_STATUS_SUCCESS);
+  constexpr uint32_t N = 4096;
+  auto *A = static_cast<float *>(allocate(F.Fine, N * 4));
+  auto *B = static_cast<float *>(allocate(F.Fine, N * 4));
+  for (uint32_t I = 0; I < N; ++I) {
+    A[I] = float(I);
+    B[I] = -1;
+  }
+  hsa_signal_t CpuDone, BarrierDone, Done;
+  hsa_signal_create(1, 0, nullptr, &CpuDone);
+  hsa_signal_create(1, 0, nullptr, &BarrierDone);
+  hsa_signal_create(1, 0, nullptr, &Done);
+  uint64_t BIndex, GIndex, CIndex;
+  auto *Barrier = writeBarrier(Queue, {CpuDone}, BarrierDone, BIndex);
+  publish(Queue, Barrier, HSA_PACKET_TYPE_BARRIER_AND, BIndex);
+  VaddArgs OnGpuArgs{B, A, B, N}; // B = 3A once the CPU wrote 2A.
+  auto *G = writeDispatch(Queue, OnGpu, &OnGpuArgs, sizeof(OnGpuArgs), 1,
+                          {N, 1, 1}, {64, 1, 1}, Done, 0, GIndex);
+  publish(Queue, G, HSA_PACKET_TYPE_KERNEL_DISPATCH, GIndex);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(hsa_signal_load_scacquire(Done), 1)
+      << "the GPU's dispatch ran before its barrier held";
+  VaddArgs OnCpuArgs{A, A, B, N}; // B = 2A
+  auto *C = writeDispatch(CpuQueue, OnCpu, &OnCpuArgs, sizeof(OnCpuArgs), 1,
+                          {N, 1, 1}, {64, 1, 1}, CpuDone, 0, CIndex);
+  publish(CpuQueue, C, HSA_PACKET_TYPE_KERNEL_DISPATCH, CIndex);
+  ASSERT_EQ(hsa_signal_wait_scacquire(Done, HSA_SIGNAL_CONDITION_EQ, 0,
+                                      20ull * 400'000'000,
+                                      HSA_WAIT_STATE_BLOCKED),
+            0);
+  EXPECT_EQ(hsa_signal_load_scacquire(BarrierDone), 0);
+  for (uint32_t I = 0; I < N; ++I)
+    ASSERT_EQ(B[I], 3.0f * float(I)) << I;
+  for (hsa_signal_t S : {CpuDone, BarrierDone, Done})
+    hsa_signal_destroy(S);
+  hsa_queue_destroy(CpuQueue);
+}
+
+// PRM 12.5.1 on a GPU agent (as on the CPU agent): the work-item that
+// executes debugtrap halts, the others run on, and the queue reports
+// HSA_STATUS_ERROR_EXCEPTION and stops; the dispatch does not complete.
+TEST_F(GpuAgentTest, DebugTrapHaltsTheWorkItemAndStopsTheQueue) {
+  const uint64_t K = load(R"(
+prog kernel &trap(kernarg_u64 %out)
+{
+	workitemabsid_u32	$s0, 0;
+	cvt_u64_u32	$d0, $s0;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_u64	$d1, [%out];
+	add_u64	$d1, $d1, $d0;
+	st_global_u32	1, [$d1];
+	cmp_ne_b1_u32	$c0, $s0, 3;
+	cbr_b1	$c0, @on;
+	debugtrap_u32	77;
+@on:
+	st_global_u32	2, [$d1];
+};
+)",
+                          "&trap");
+  ASSERT_NE(K, 0u);
+  auto *Out = static_cast<uint32_t *>(allocate(F.Fine, 64 * 4));
+  std::memset(Out, 0, 64 * 4);
+  void *Args = Out;
+  hsa_signal_t Done;
+  ASSERT_EQ(hsa_signal_create(1, 0, nullptr, &Done), HSA_STATUS_SUCCESS);
+  uint64_t Index;
+  auto *P = writeDispatch(Queue, K, &Args, sizeof(Args), 1, {64, 1, 1},
+                          {32, 1, 1}, Done, 0, Index);
+  publish(Queue, P, HSA_PACKET_TYPE_KERNEL_DISPATCH, Index);
+  for (int I = 0; I < 10000 && LastQueueError == HSA_STATUS_SUCCESS; ++I)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(LastQueueError.load(), HSA_STATUS_ERROR_EXCEPTION);
+  EXPECT_EQ(hsa_signal_load_scacquire(Done), 1) << "the dispatch completed";
+  for (uint32_t I = 0; I < 64; ++I)
+    EXPECT_EQ(Out[I], I == 3 ? 1u : 2u) << "work-item " << I;
+  hsa_signal_destroy(Done);
+}
+
+// Signal instructions in a GPU kernel (PRM 6.8) are system-scope atomics on
+// the runtime's signals: a kernel waits for a value the host stores, then
+// adds to another signal that a host thread waits on, blocked.
+TEST_F(GpuAgentTest, KernelsSignalTheHostAndWaitForIt) {
+  const uint64_t K = load(R"(
+prog kernel &handshake(kernarg_sig64 %go, kernarg_sig64 %count, kernarg_u64 %out)
+{
+	ld_kernarg_sig64	$d0, [%go];
+	ld_kernarg_sig64	$d1, [%count];
+	ld_kernarg_u64	$d2, [%out];
+	signal_wait_eq_scacq_s64_sig64	$d3, $d0, 7;
+	signalnoret_add_screl_s64_sig64	$d1, 1;
+	clock_u64	$d4;
+	workitemabsid_u32	$s0, 0;
+	cvt_u64_u32	$d5, $s0;
+	shl_u64	$d5, $d5, 3;
+	add_u64	$d2, $d2, $d5;
+	st_global_u64	$d4, [$d2];
+};
+)",
+                          "&handshake");
+  ASSERT_NE(K, 0u);
+  constexpr uint32_t N = 256;
+  hsa_signal_t Go, Count;
+  ASSERT_EQ(hsa_signal_create(0, 0, nullptr, &Go), HSA_STATUS_SUCCESS);
+  ASSERT_EQ(hsa_signal_create(0, 0, nullptr, &Count), HSA_STATUS_SUCCESS);
+  auto *Out = static_cast<uint64_t *>(allocate(F.Fine, N * 8));
+  struct {
+    uint64_t Go, Count;
+    void *Out;
+  } Args{Go.handle, Count.handle, Out};
+  int64_t Seen = -1;
+  std::thread Waiter([&] {
+    Seen =
+        hsa_signal_wait_scacquire(Count, HSA_SIGNAL_CONDITION_EQ, N,
+                                  20ull * 400'000'000, HSA_WAIT_STATE_BLOCKED);
+  });
+  hsa_signal_t Done;
+  ASSERT_EQ(hsa_signal_create(1, 0, nullptr, &Done), HSA_STATUS_SUCCESS);
+  uint64_t Index;
+  auto *P = writeDispatch(Queue, K, &Args, sizeof(Args), 1, {N, 1, 1},
+                          {64, 1, 1}, Done, 0, Index);
+  publish(Queue, P, HSA_PACKET_TYPE_KERNEL_DISPATCH, Index);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(hsa_signal_load_scacquire(Count), 0) << "waits did not wait";
+  uint64_t Before = 0;
+  hsa_system_get_info(HSA_SYSTEM_INFO_TIMESTAMP, &Before);
+  hsa_signal_store_screlease(Go, 7);
+  Waiter.join();
+  EXPECT_EQ(Seen, int64_t(N));
+  EXPECT_EQ(hsa_signal_wait_scacquire(Done, HSA_SIGNAL_CONDITION_EQ, 0,
+                                      20ull * 400'000'000,
+                                      HSA_WAIT_STATE_BLOCKED),
+            0);
+  EXPECT_EQ(LastQueueError.load(), HSA_STATUS_SUCCESS);
+  // clock: the host's timestamp, read on the device after the store.
+  uint64_t Now = 0;
+  hsa_system_get_info(HSA_SYSTEM_INFO_TIMESTAMP, &Now);
+  for (uint32_t I = 0; I < N; ++I) {
+    EXPECT_GE(Out[I] + 4000, Before) << I; // The origin is within ~10 us.
+    EXPECT_LE(Out[I], Now + 4000) << I;
+  }
+  for (hsa_signal_t S : {Go, Count, Done})
+    hsa_signal_destroy(S);
+}
+
 } // namespace

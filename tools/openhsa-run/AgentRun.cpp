@@ -243,12 +243,13 @@ AgentRun runOnAgent(const KernelAgent &A, const std::vector<uint8_t> &Brig,
   const double T0 = now();
   // A module declares its profile (PRM 16.2), and a program takes modules
   // of its own: each profile the agent's ISA finalizes is tried in turn,
-  // full first.
-  hsa_status_t Added = hsa_status_t(HSA_EXT_STATUS_ERROR_INCOMPATIBLE_MODULE);
+  // full first. (The status is kept as a number: the extension's codes are
+  // not values of hsa_status_t's enumeration.)
+  constexpr uint32_t Incompatible = HSA_EXT_STATUS_ERROR_INCOMPATIBLE_MODULE;
+  uint32_t Added = Incompatible;
   hsa_profile_t Profile = HSA_PROFILE_FULL;
   for (hsa_profile_t P : {HSA_PROFILE_FULL, HSA_PROFILE_BASE}) {
-    if (!A.Profiles[P] ||
-        Added != hsa_status_t(HSA_EXT_STATUS_ERROR_INCOMPATIBLE_MODULE))
+    if (!A.Profiles[P] || Added != Incompatible)
       continue;
     if (R.Program.handle) {
       hsa_ext_program_destroy(R.Program);
@@ -266,8 +267,7 @@ AgentRun runOnAgent(const KernelAgent &A, const std::vector<uint8_t> &Brig,
         R.Program,
         reinterpret_cast<hsa_ext_module_t>(const_cast<uint8_t *>(Brig.data())));
   }
-  Run.Incompatible =
-      Added == hsa_status_t(HSA_EXT_STATUS_ERROR_INCOMPATIBLE_MODULE);
+  Run.Incompatible = Added == Incompatible;
   if (Run.Incompatible)
     return Fail(std::string("the module is not $large and of a profile this "
                             "agent's ISA takes (") +
@@ -276,7 +276,9 @@ AgentRun runOnAgent(const KernelAgent &A, const std::vector<uint8_t> &Brig,
                      ? " or "
                      : "") +
                 (A.Profiles[HSA_PROFILE_BASE] ? "$base" : "") + ")");
-  if (std::string E = failure(Added, "hsa_ext_program_add_module"); !E.empty())
+  if (std::string E =
+          failure(hsa_status_t(Added), "hsa_ext_program_add_module");
+      !E.empty())
     return Fail(E);
   const auto Isa = agentInfo<hsa_isa_t>(A.Agent, HSA_AGENT_INFO_ISA);
   hsa_ext_control_directives_t Directives;
