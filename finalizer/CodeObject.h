@@ -67,7 +67,9 @@ struct VariableSymbol {
 };
 
 /// An indirect function of the code object (PRM 10.8): once loaded, the
-/// address of ObjectSymbol is its code handle, which icall calls.
+/// address of ObjectSymbol is its code handle, which icall calls (for a
+/// GPU ISA, ObjectSymbol is a variable holding the device function's
+/// address: finalizer/GpuTarget.cpp).
 struct IndirectFunctionSymbol {
   std::string Name; // HSAIL name, e.g. "&virtual_area".
   std::string ModuleName;

@@ -118,6 +118,7 @@ llvm::Expected<CodeObject> finalizeForGpu(const FinalizeRequest &Request,
     CO.Kernels.push_back(K.Symbol);
   }
   CO.Variables = Lowered->Variables;
+  CO.IndirectFunctions = Lowered->IndirectFunctions;
   CO.Object.assign(Ptx->begin(), Ptx->end());
   return CO;
 }

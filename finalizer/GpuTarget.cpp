@@ -613,6 +613,23 @@ llvm::Error buildGpuKernels(llvm::Module &M, LoweredProgram &Program) {
     for (llvm::Function &F : M)
       if (!F.isDeclaration())
         F.addFnAttr("denormal-fp-math-f32", "preserve-sign,preserve-sign");
+  // Indirect functions (PRM 10.8): the host cannot take a device
+  // function's address, so each gets a global the PTX initializes with it;
+  // the loader reads the handle from there (GpuModule::indirectFunction),
+  // and icall calls through it.
+  for (IndirectFunctionSymbol &S : Program.IndirectFunctions) {
+    llvm::Function *Fn = M.getFunction(S.ObjectSymbol);
+    if (!Fn)
+      return llvm::createStringError("internal error: no function for "
+                                     "indirect function '" +
+                                     S.Name + "'");
+    auto *Handle = new llvm::GlobalVariable(
+        M, Fn->getType(), true, llvm::GlobalValue::ExternalLinkage, Fn,
+        ptxName(S.ObjectSymbol) + "_handle", nullptr,
+        llvm::GlobalValue::NotThreadLocal, 1);
+    Handle->setAlignment(llvm::Align(8));
+    S.ObjectSymbol = Handle->getName().str();
+  }
   // Variables keep PTX-valid names the loader can look up. A variable's
   // declarations and its definition share one global: each of their
   // symbols gets its new name.

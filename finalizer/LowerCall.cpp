@@ -378,15 +378,6 @@ llvm::Error ProgramLowering::lowerFunctions() {
     if (auto Err = KL.runFunction(D->Fn))
       return Err;
   }
-  // Refused last, so that what is wrong with the program itself is said
-  // first. Handles are host code addresses (CodeObject.h).
-  if (!Options.HostRuntimeHelpers)
-    for (const auto &D : Functions)
-      if (D->X.kind() == BRIG_KIND_DIRECTIVE_INDIRECT_FUNCTION)
-        return makeBrigError(D->B->name(), "hsa_code", D->X.Offset,
-                             "indirect function '" + D->B->string(D->X->name) +
-                                 "': GPU agents do not support indirect "
-                                 "functions yet");
   return llvm::Error::success();
 }
 

@@ -30,6 +30,24 @@ GpuModule::load(const GpuAgent &A, llvm::StringRef Text) {
   return std::unique_ptr<GpuModule>(new GpuModule(A, M));
 }
 
+llvm::Expected<void *>
+GpuModule::indirectFunction(const std::string &ObjectSymbol) {
+  auto Where = variable(ObjectSymbol);
+  if (!Where)
+    return Where.takeError();
+  uint64_t Handle = 0;
+  // Unified addressing: the driver copies to a host address as to the
+  // device's.
+  if (CUresult R =
+          Agent.driver().Memcpy(CUdeviceptr(uintptr_t(&Handle)),
+                                CUdeviceptr(uintptr_t(*Where)), sizeof(Handle));
+      R != CUDA_SUCCESS)
+    return llvm::createStringError("cannot read the handle of '" +
+                                   ObjectSymbol +
+                                   "': " + Agent.driver().errorText(R));
+  return reinterpret_cast<void *>(uintptr_t(Handle));
+}
+
 GpuModule::~GpuModule() {
   if (Agent.makeCurrent())
     Agent.driver().ModuleUnload(Module);

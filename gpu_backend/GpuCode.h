@@ -46,6 +46,9 @@ public:
   kernel(const std::string &EntrySymbol, bool GridGuard, size_t StackBytes = 0);
   /// The device address of a variable the module defines.
   llvm::Expected<void *> variable(const std::string &ObjectSymbol);
+  /// The code handle of an indirect function: the device function address
+  /// the variable ObjectSymbol holds (finalizer/GpuTarget.cpp).
+  llvm::Expected<void *> indirectFunction(const std::string &ObjectSymbol);
 
 private:
   GpuModule(const GpuAgent &A, CUmodule M) : Agent(A), Module(M) {}

@@ -503,7 +503,8 @@ hsa_status_t Executable::load(const Agent *A,
   }
 
   for (const finalizer::IndirectFunctionSymbol &F : CO->IndirectFunctions) {
-    auto Handle = AddressOf(F.ObjectSymbol);
+    auto Handle = DeviceCode ? DeviceCode->indirectFunction(F.ObjectSymbol)
+                             : AddressOf(F.ObjectSymbol);
     if (!Handle)
       return Fail(Handle.takeError());
     auto S = std::make_unique<ExecutableSymbol>();

@@ -324,9 +324,9 @@ TEST(CallTest, IndirectCallsThroughAFunctionTable) {
   ASSERT_EQ(P->Code.IndirectFunctions.size(), 2u);
   uint64_t Table[2] = {0, 0};
   for (const auto &F : P->Code.IndirectFunctions) {
-    auto Address = P->Loaded->address(F.ObjectSymbol);
-    ASSERT_TRUE(bool(Address)) << llvm::toString(Address.takeError());
-    Table[F.Name == "&scale" ? 0 : 1] = reinterpret_cast<uint64_t>(*Address);
+    auto Handle = indirectHandle(*P, F);
+    ASSERT_TRUE(bool(Handle)) << llvm::toString(Handle.takeError());
+    Table[F.Name == "&scale" ? 0 : 1] = *Handle;
     EXPECT_EQ(F.ProgramLinkage, F.Name == "&offset") << F.Name;
   }
   ASSERT_NE(Table[0], 0u);

@@ -131,6 +131,39 @@ load(const finalizer::CodeObject &CO) {
   return L;
 }
 
+/// The code handle of L's indirect function Name (HSAIL name), from its
+/// executable symbol; 0 when there is none.
+inline uint64_t indirectHandle(const Loaded &L, const std::string &Name) {
+  struct Search {
+    const std::string &Name;
+    uint64_t Handle = 0;
+  } Q{Name};
+  hsa_executable_iterate_symbols(
+      L.Exec,
+      [](hsa_executable_t, hsa_executable_symbol_t Sym, void *Data) {
+        auto &Q = *static_cast<Search *>(Data);
+        hsa_symbol_kind_t Kind;
+        hsa_executable_symbol_get_info(Sym, HSA_EXECUTABLE_SYMBOL_INFO_TYPE,
+                                       &Kind);
+        if (Kind != HSA_SYMBOL_KIND_INDIRECT_FUNCTION)
+          return HSA_STATUS_SUCCESS;
+        uint32_t Length = 0;
+        hsa_executable_symbol_get_info(
+            Sym, HSA_EXECUTABLE_SYMBOL_INFO_NAME_LENGTH, &Length);
+        std::string SymName(Length, '\0');
+        hsa_executable_symbol_get_info(Sym, HSA_EXECUTABLE_SYMBOL_INFO_NAME,
+                                       SymName.data());
+        if (SymName != Q.Name)
+          return HSA_STATUS_SUCCESS;
+        hsa_executable_symbol_get_info(
+            Sym, HSA_EXECUTABLE_SYMBOL_INFO_INDIRECT_FUNCTION_OBJECT,
+            &Q.Handle);
+        return HSA_STATUS_INFO_BREAK;
+      },
+      &Q);
+  return Q.Handle;
+}
+
 /// The writable mapping of this process that holds Address ([start, end));
 /// {0, 0} when there is none.
 inline std::pair<uintptr_t, uintptr_t> mappingOf(uintptr_t Address) {

@@ -69,6 +69,24 @@ struct FinalizedProgram {
   }
 };
 
+/// The code handle icall takes for indirect function F of P (PRM 10.8):
+/// its host address, or on a GPU agent its device function's.
+inline llvm::Expected<uint64_t>
+indirectHandle(const FinalizedProgram &P,
+               const finalizer::IndirectFunctionSymbol &F) {
+#ifdef OPENHSA_TEST_GPU_AGENT
+  if (P.Gpu) {
+    if (uint64_t H = gpu::indirectHandle(*P.Gpu, F.Name))
+      return H;
+    return llvm::createStringError("no indirect function " + F.Name);
+  }
+#endif
+  auto Address = P.Loaded->address(F.ObjectSymbol);
+  if (!Address)
+    return Address.takeError();
+  return uint64_t(reinterpret_cast<uintptr_t>(*Address));
+}
+
 /// Assembles, validates, finalizes and loads Source; the error text on
 /// failure. VectorWidth: work-items at once (finalizer::FinalizeRequest;
 /// 0: the host's, or scalar with OPENHSA_VECTORIZE=0).
