@@ -2,6 +2,7 @@
 //-------------===//
 #include "finalizer/GpuTarget.h"
 #include "abi/GpuKernelAbi.h"
+#include "finalizer/AtomicUpdate.h"
 #include "finalizer/Codegen.h"
 #include "finalizer/FloatEmitter.h"
 #include "finalizer/RuntimeHelpers.h"
@@ -287,40 +288,30 @@ void defineSignalHelpers(llvm::Module &M) {
     };
     llvm::Value *Operand = Fit(B, F->getArg(2));
     llvm::Value *Compare = Fit(B, F->getArg(3));
-    auto *Initial = B.CreateAlignedLoad(I64, Ptr, llvm::Align(8));
-    Initial->setAtomic(llvm::AtomicOrdering::Monotonic);
-    auto *Entry = B.GetInsertBlock();
-    auto *Loop = llvm::BasicBlock::Create(C, "update", F);
-    auto *Done = llvm::BasicBlock::Create(C, "done", F);
-    B.CreateBr(Loop);
-    B.SetInsertPoint(Loop);
-    llvm::PHINode *Seen = B.CreatePHI(I64, 2);
-    Seen->addIncoming(Initial, Entry);
-    llvm::Value *Old = Fit(B, Seen);
     auto Is = [&](abi::SignalOp O) {
       return B.CreateICmpEQ(Op, B.getInt32(uint32_t(O)));
     };
-    llvm::Value *New = Operand; // Store and exchange.
-    New = B.CreateSelect(
-        Is(abi::SignalOp::CompareExchange),
-        B.CreateSelect(B.CreateICmpEQ(Old, Compare), Operand, Old), New);
-    New =
-        B.CreateSelect(Is(abi::SignalOp::Add), B.CreateAdd(Old, Operand), New);
-    New =
-        B.CreateSelect(Is(abi::SignalOp::Sub), B.CreateSub(Old, Operand), New);
-    New =
-        B.CreateSelect(Is(abi::SignalOp::And), B.CreateAnd(Old, Operand), New);
-    New = B.CreateSelect(Is(abi::SignalOp::Or), B.CreateOr(Old, Operand), New);
-    New =
-        B.CreateSelect(Is(abi::SignalOp::Xor), B.CreateXor(Old, Operand), New);
-    New = Fit(B, New);
-    auto *Swap =
-        B.CreateAtomicCmpXchg(Ptr, Seen, New, llvm::Align(8),
-                              llvm::AtomicOrdering::SequentiallyConsistent,
-                              llvm::AtomicOrdering::SequentiallyConsistent);
-    Seen->addIncoming(B.CreateExtractValue(Swap, 0), Loop);
-    B.CreateCondBr(B.CreateExtractValue(Swap, 1), Done, Loop);
-    B.SetInsertPoint(Done);
+    llvm::Value *Old = nullptr;
+    emitAtomicUpdate(
+        B, Ptr, I64, llvm::AtomicOrdering::SequentiallyConsistent,
+        llvm::SyncScope::System, [&](llvm::Value *Seen) {
+          Old = Fit(B, Seen);
+          llvm::Value *New = Operand; // Store and exchange.
+          New = B.CreateSelect(
+              Is(abi::SignalOp::CompareExchange),
+              B.CreateSelect(B.CreateICmpEQ(Old, Compare), Operand, Old), New);
+          New = B.CreateSelect(Is(abi::SignalOp::Add),
+                               B.CreateAdd(Old, Operand), New);
+          New = B.CreateSelect(Is(abi::SignalOp::Sub),
+                               B.CreateSub(Old, Operand), New);
+          New = B.CreateSelect(Is(abi::SignalOp::And),
+                               B.CreateAnd(Old, Operand), New);
+          New = B.CreateSelect(Is(abi::SignalOp::Or), B.CreateOr(Old, Operand),
+                               New);
+          New = B.CreateSelect(Is(abi::SignalOp::Xor),
+                               B.CreateXor(Old, Operand), New);
+          return Fit(B, New);
+        });
     B.CreateRet(Old);
   }
   // int64_t (signal, condition, compare, timeout ticks, bits) -> last value.

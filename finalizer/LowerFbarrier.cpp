@@ -49,6 +49,7 @@
 // abandoned.
 //
 //===----------------------------------------------------------------------===//
+#include "finalizer/AtomicUpdate.h"
 #include "finalizer/KernelLowering.h"
 
 namespace openhsa::finalizer::detail {
@@ -274,40 +275,30 @@ llvm::Error KernelLowering::lowerNativeFbarrier(EntryRef<BrigInstBase> I) {
   const bool Wait = I->opcode == BRIG_OPCODE_WAITFBAR;
   if (!Leave) // What this work-item wrote before it arrives is released.
     Builder.CreateFence(AtomicOrdering::Release, Group);
-  auto *Initial = Builder.CreateAlignedLoad(I64, Word, Align);
-  Initial->setAtomic(AtomicOrdering::Monotonic, Group);
-  llvm::BasicBlock *Before = Builder.GetInsertBlock();
-  auto *Loop = llvm::BasicBlock::Create(Ctx, "fbar.update", F);
-  auto *Updated = llvm::BasicBlock::Create(Ctx, "fbar.updated", F);
-  Builder.CreateBr(Loop);
-  Builder.SetInsertPoint(Loop);
-  llvm::PHINode *Seen = Builder.CreatePHI(I64, 2);
-  Seen->addIncoming(Initial, Before);
-  Value *Members = Builder.CreateAnd(Seen, CountMask);
-  Value *Arrived =
-      Builder.CreateAnd(Builder.CreateLShr(Seen, ArrivedShift), CountMask);
-  Value *Generation = Builder.CreateLShr(Seen, GenerationShift);
-  if (Leave)
-    Members = Builder.CreateSub(Members, Builder.getInt64(1));
-  else
-    Arrived = Builder.CreateAdd(Arrived, Builder.getInt64(1));
-  // Satisfied: every member arrived (as on the CPU, a leave that leaves
-  // only arrived members satisfies the fbarrier too).
-  Value *Done = Builder.CreateICmpUGE(Arrived, Members);
-  Value *Next = Builder.CreateOr(
-      Members,
-      Builder.CreateSelect(
-          Done,
-          Builder.CreateShl(Builder.CreateAdd(Generation, Builder.getInt64(1)),
-                            GenerationShift),
-          Builder.CreateOr(Builder.CreateShl(Arrived, ArrivedShift),
-                           Builder.CreateShl(Generation, GenerationShift))));
-  auto *Swap = Builder.CreateAtomicCmpXchg(Word, Seen, Next, Align,
-                                           AtomicOrdering::Monotonic,
-                                           AtomicOrdering::Monotonic, Group);
-  Seen->addIncoming(Builder.CreateExtractValue(Swap, 0), Loop);
-  Builder.CreateCondBr(Builder.CreateExtractValue(Swap, 1), Updated, Loop);
-  Builder.SetInsertPoint(Updated);
+  Value *Done = nullptr, *Generation = nullptr;
+  emitAtomicUpdate(
+      Builder, Word, I64, AtomicOrdering::Monotonic, Group, [&](Value *Seen) {
+        Value *Members = Builder.CreateAnd(Seen, CountMask);
+        Value *Arrived = Builder.CreateAnd(
+            Builder.CreateLShr(Seen, ArrivedShift), CountMask);
+        Generation = Builder.CreateLShr(Seen, GenerationShift);
+        if (Leave)
+          Members = Builder.CreateSub(Members, Builder.getInt64(1));
+        else
+          Arrived = Builder.CreateAdd(Arrived, Builder.getInt64(1));
+        // Satisfied: every member arrived (as on the CPU, a leave that
+        // leaves only arrived members satisfies the fbarrier too).
+        Done = Builder.CreateICmpUGE(Arrived, Members);
+        return Builder.CreateOr(
+            Members, Builder.CreateSelect(
+                         Done,
+                         Builder.CreateShl(
+                             Builder.CreateAdd(Generation, Builder.getInt64(1)),
+                             GenerationShift),
+                         Builder.CreateOr(
+                             Builder.CreateShl(Arrived, ArrivedShift),
+                             Builder.CreateShl(Generation, GenerationShift))));
+      });
   if (!Wait)
     return llvm::Error::success();
   // Not the last to arrive: spin until the generation moves on.
