@@ -160,25 +160,6 @@ std::optional<llvm::Error> KernelLowering::trySystem(EntryRef<BrigInstBase> I) {
                                                    : query::PrivateBase,
                      PtrTy);
   };
-  if (!P.hostRuntimeHelpers()) {
-    const char *What = nullptr;
-    switch (Op) {
-    case BRIG_OPCODE_LDQUEUEREADINDEX:
-    case BRIG_OPCODE_LDQUEUEWRITEINDEX:
-    case BRIG_OPCODE_ADDQUEUEWRITEINDEX:
-    case BRIG_OPCODE_CASQUEUEWRITEINDEX:
-    case BRIG_OPCODE_STQUEUEREADINDEX:
-    case BRIG_OPCODE_STQUEUEWRITEINDEX:
-      What = "queue instructions need";
-      break;
-    default:
-      break;
-    }
-    if (What)
-      return failInst(I, llvm::Twine(What) +
-                             " the host runtime, which GPU agents do not "
-                             "support yet");
-  }
   switch (Op) {
   //===--- User mode queues (PRM 11.3) ----------------------------------===//
   case BRIG_OPCODE_LDQUEUEREADINDEX:
@@ -187,6 +168,9 @@ std::optional<llvm::Error> KernelLowering::trySystem(EntryRef<BrigInstBase> I) {
   case BRIG_OPCODE_CASQUEUEWRITEINDEX:
   case BRIG_OPCODE_STQUEUEREADINDEX:
   case BRIG_OPCODE_STQUEUEWRITEINDEX: {
+    if (!P.hostRuntimeHelpers())
+      return failInst(I, "queue instructions need the host runtime, which "
+                         "GPU agents do not support yet");
     auto Q = B.code<BrigInstQueue>(I.Offset);
     if (!Q)
       return failInst(I, "malformed queue instruction");
