@@ -7,8 +7,9 @@
 // A few HSAIL instructions need the runtime the kernel runs in: signal
 // modifications must wake host threads blocked on the signal, signal waits
 // block, clock reads the system timestamp, debugtrap reports an error on the
-// queue, and the queue instructions must know where a queue keeps its
-// indices. Finalized code reaches these through the symbols named here.
+// queue. Finalized code reaches these through the symbols named here. The
+// queue instructions need only where a queue keeps its indices: constants
+// of this header (QueueLayout), so code for any agent can use them.
 //
 // An agent defines them (the CPU agent: cpu_agent/KernelHelpers.h) and
 // registers their addresses here before it loads code; the JIT loader binds
@@ -52,13 +53,15 @@ inline constexpr const char *Clock = "__openhsa_clock";
 /// and its operand). Reports the error on the queue, which stops it; a
 /// null queue is ignored.
 inline constexpr const char *Trap = "__openhsa_trap";
-/// const uint64_t: byte offsets of the write and read indices (atomic
-/// uint64_t) from an hsa_queue_t pointer.
-inline constexpr const char *QueueWriteIndexOffset =
-    "__openhsa_queue_write_index_offset";
-inline constexpr const char *QueueReadIndexOffset =
-    "__openhsa_queue_read_index_offset";
 } // namespace helper
+
+/// Where the runtime's queues (runtime/core/Queue.h) keep their indices:
+/// atomic uint64_t words at these byte offsets from the hsa_queue_t
+/// pointer (PRM 11.3 queue instructions).
+namespace QueueLayout {
+inline constexpr uint64_t WriteIndexOffset = 64;
+inline constexpr uint64_t ReadIndexOffset = 128;
+} // namespace QueueLayout
 
 /// The operations of helper::SignalModify.
 enum class SignalOp : uint32_t {

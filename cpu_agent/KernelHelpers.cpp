@@ -177,8 +177,6 @@ namespace openhsa::cpu {
 
 void registerKernelHelpers() {
   namespace helper = abi::helper;
-  static_assert(sizeof(Queue::WriteIndexOffset) == sizeof(uint64_t),
-                "finalized code reads the queue index offsets as uint64_t");
   static const abi::RuntimeHelper Helpers[] = {
       {helper::SignalModify,
        reinterpret_cast<const void *>(&__openhsa_signal_modify)},
@@ -186,8 +184,6 @@ void registerKernelHelpers() {
        reinterpret_cast<const void *>(&__openhsa_signal_wait)},
       {helper::Clock, reinterpret_cast<const void *>(&__openhsa_clock)},
       {helper::Trap, reinterpret_cast<const void *>(&__openhsa_trap)},
-      {helper::QueueWriteIndexOffset, &Queue::WriteIndexOffset},
-      {helper::QueueReadIndexOffset, &Queue::ReadIndexOffset},
   };
   static std::once_flag Once;
   std::call_once(Once, [] { abi::registerRuntimeHelpers(Helpers); });

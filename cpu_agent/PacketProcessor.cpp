@@ -301,8 +301,12 @@ void PacketProcessor::run() {
       yieldCpu(); // To a thread with work, where CPUs are short.
       continue;
     }
-    Wake.sleep(Epoch, -1);
-    IdleSince = 0;
+    // A GPU kernel's doorbell store wakes nobody: while such kernels may
+    // run, the thread re-checks its queues now and then.
+    const int64_t Sleep = Signal::sleepBeforeRecheckNs(Now - IdleSince);
+    Wake.sleep(Epoch, Sleep);
+    if (Sleep < 0)
+      IdleSince = 0;
   }
   std::lock_guard<std::mutex> Lock(Mutex);
   for (auto &S : Active)

@@ -99,6 +99,7 @@ llvm::Expected<CodeObject> finalizeForGpu(const FinalizeRequest &Request,
   Options.NativeBarriers = true;
   Options.WavefrontSize = GpuWavefrontSize;
   Options.HostRuntimeHelpers = false;
+  Options.ScopedAtomics = true;
   auto Lowered = lowerProgram(Request.Modules, *M, Options);
   if (!Lowered)
     return Lowered.takeError();

@@ -370,14 +370,6 @@ void defineSignalHelpers(llvm::Module &M) {
   }
 }
 
-/// What an instruction that needs the host runtime is called, for messages.
-llvm::StringRef helperUse(llvm::StringRef Symbol) {
-  if (Symbol == helper::QueueWriteIndexOffset ||
-      Symbol == helper::QueueReadIndexOffset)
-    return "queue instructions";
-  return "";
-}
-
 /// PTX names: letters, digits, '_' and '$' (LLVM would rename others).
 std::string ptxName(llvm::StringRef Name) {
   std::string Out;
@@ -434,14 +426,138 @@ static bool reaches(llvm::Function *From, llvm::Function *Target) {
   return false;
 }
 
+/// Read-modify-writes of system scope that PTX has no single system-scope
+/// instruction for (max, min, wrapping increment and decrement) become
+/// compare-and-swap loops, whose compare-and-swap legalizeAtomics then
+/// performs at system scope.
+static void expandSystemMinMax(llvm::Module &M) {
+  llvm::SmallVector<llvm::AtomicRMWInst *, 4> Work;
+  for (llvm::Function &F : M)
+    for (llvm::Instruction &I : llvm::instructions(F))
+      if (auto *R = llvm::dyn_cast<llvm::AtomicRMWInst>(&I);
+          R && R->getSyncScopeID() == llvm::SyncScope::System)
+        switch (R->getOperation()) {
+        case llvm::AtomicRMWInst::Max:
+        case llvm::AtomicRMWInst::Min:
+        case llvm::AtomicRMWInst::UMax:
+        case llvm::AtomicRMWInst::UMin:
+        case llvm::AtomicRMWInst::UIncWrap:
+        case llvm::AtomicRMWInst::UDecWrap:
+          Work.push_back(R);
+          break;
+        default:
+          break;
+        }
+  for (llvm::AtomicRMWInst *R : Work) {
+    llvm::BasicBlock *Block = R->getParent();
+    llvm::BasicBlock *Tail = Block->splitBasicBlock(R, "atomic.after");
+    Block->getTerminator()->eraseFromParent();
+    llvm::IRBuilder<> B(Block);
+    llvm::Value *V = R->getValOperand();
+    llvm::Value *Old = emitAtomicUpdate(
+        B, R->getPointerOperand(), R->getType(), R->getOrdering(),
+        llvm::SyncScope::System, [&](llvm::Value *Seen) -> llvm::Value * {
+          switch (R->getOperation()) {
+          case llvm::AtomicRMWInst::Max:
+            return B.CreateSelect(B.CreateICmpSGT(Seen, V), Seen, V);
+          case llvm::AtomicRMWInst::Min:
+            return B.CreateSelect(B.CreateICmpSLT(Seen, V), Seen, V);
+          case llvm::AtomicRMWInst::UMax:
+            return B.CreateSelect(B.CreateICmpUGT(Seen, V), Seen, V);
+          case llvm::AtomicRMWInst::UMin:
+            return B.CreateSelect(B.CreateICmpULT(Seen, V), Seen, V);
+          case llvm::AtomicRMWInst::UIncWrap: // old >= v ? 0 : old + 1
+            return B.CreateSelect(B.CreateICmpUGE(Seen, V),
+                                  llvm::ConstantInt::get(Seen->getType(), 0),
+                                  B.CreateAdd(Seen, B.getIntN(
+                                                        Seen->getType()
+                                                            ->getIntegerBitWidth(),
+                                                        1)));
+          default: // UDecWrap: (old == 0 || old > v) ? v : old - 1
+            return B.CreateSelect(
+                B.CreateOr(B.CreateICmpEQ(
+                               Seen, llvm::ConstantInt::get(Seen->getType(), 0)),
+                           B.CreateICmpUGT(Seen, V)),
+                V,
+                B.CreateSub(Seen, llvm::ConstantInt::get(Seen->getType(), 1)));
+          }
+        });
+    B.CreateBr(Tail);
+    R->replaceAllUsesWith(Old);
+    R->eraseFromParent();
+  }
+}
+
+/// A system-scope read-modify-write or compare-and-swap as PTX's .sys
+/// instruction (LLVM 19 selects every atomicrmw and cmpxchg at the
+/// default, GPU scope, which is not atomic with the host's atomics on
+/// mapped host memory). Returns the instruction that replaced I, or null
+/// where I stays (not a read-modify-write PTX has at system scope).
+static llvm::Instruction *systemScopeAtomic(llvm::Instruction *I) {
+  namespace ID = llvm::Intrinsic;
+  llvm::IRBuilder<> B(I);
+  if (auto *X = llvm::dyn_cast<llvm::AtomicCmpXchgInst>(I)) {
+    llvm::Type *Ty = X->getCompareOperand()->getType();
+    llvm::Value *Old = B.CreateIntrinsic(
+        ID::nvvm_atomic_cas_gen_i_sys, {Ty, X->getPointerOperand()->getType()},
+        {X->getPointerOperand(), X->getCompareOperand(),
+         X->getNewValOperand()});
+    llvm::Value *Pair = B.CreateInsertValue(
+        llvm::PoisonValue::get(X->getType()), Old, 0);
+    Pair = B.CreateInsertValue(
+        Pair, B.CreateICmpEQ(Old, X->getCompareOperand()), 1);
+    X->replaceAllUsesWith(Pair);
+    X->eraseFromParent();
+    return llvm::cast<llvm::Instruction>(Old);
+  }
+  auto *R = llvm::dyn_cast<llvm::AtomicRMWInst>(I);
+  if (!R)
+    return nullptr;
+  llvm::Value *V = R->getValOperand();
+  ID::ID Op;
+  switch (R->getOperation()) {
+  case llvm::AtomicRMWInst::Add:
+    Op = ID::nvvm_atomic_add_gen_i_sys;
+    break;
+  case llvm::AtomicRMWInst::Sub:
+    Op = ID::nvvm_atomic_add_gen_i_sys;
+    V = B.CreateNeg(V);
+    break;
+  case llvm::AtomicRMWInst::Xchg:
+    Op = ID::nvvm_atomic_exch_gen_i_sys;
+    break;
+  case llvm::AtomicRMWInst::And:
+    Op = ID::nvvm_atomic_and_gen_i_sys;
+    break;
+  case llvm::AtomicRMWInst::Or:
+    Op = ID::nvvm_atomic_or_gen_i_sys;
+    break;
+  case llvm::AtomicRMWInst::Xor:
+    Op = ID::nvvm_atomic_xor_gen_i_sys;
+    break;
+  default:
+    return nullptr;
+  }
+  if (!V->getType()->isIntegerTy())
+    return nullptr;
+  llvm::Value *Old = B.CreateIntrinsic(
+      Op, {V->getType(), R->getPointerOperand()->getType()},
+      {R->getPointerOperand(), V});
+  R->replaceAllUsesWith(Old);
+  R->eraseFromParent();
+  return llvm::cast<llvm::Instruction>(Old);
+}
+
 /// LLVM 19's NVPTX back end selects atomics only as relaxed: fences and
 /// acquire or release loads and stores do not select at all (LLVM aborts),
 /// and read-modify-writes lose their order. Each becomes its relaxed form
-/// between full memory barriers: a barrier before the access for release,
-/// after it for acquire. Lowering performs HSAIL's scopes as system scope
-/// (always allowed), with membar.sys; only what lowering itself scopes to
-/// the work-group (fbarriers, LowerFbarrier.cpp) gets membar.cta.
+/// between memory barriers of its scope: a barrier before the access for
+/// release, after it for acquire. Scopes (LoweringOptions::ScopedAtomics):
+/// work-group and wavefront get membar.cta, agent membar.gl and system
+/// membar.sys, whose read-modify-writes also become PTX's .sys atomics
+/// (systemScopeAtomic).
 static void legalizeAtomics(llvm::Module &M) {
+  expandSystemMinMax(M);
   llvm::SmallVector<llvm::Instruction *, 16> Work;
   for (llvm::Function &F : M)
     for (llvm::Instruction &I : llvm::instructions(F))
@@ -451,8 +567,12 @@ static void legalizeAtomics(llvm::Module &M) {
     return;
   const llvm::SyncScope::ID Group =
       M.getContext().getOrInsertSyncScopeID("workgroup");
+  const llvm::SyncScope::ID Agent =
+      M.getContext().getOrInsertSyncScopeID("agent");
   llvm::Function *MembarSys =
       llvm::Intrinsic::getDeclaration(&M, llvm::Intrinsic::nvvm_membar_sys);
+  llvm::Function *MembarGl =
+      llvm::Intrinsic::getDeclaration(&M, llvm::Intrinsic::nvvm_membar_gl);
   llvm::Function *MembarCta =
       llvm::Intrinsic::getDeclaration(&M, llvm::Intrinsic::nvvm_membar_cta);
   llvm::Function *Membar = MembarSys;
@@ -474,7 +594,8 @@ static void legalizeAtomics(llvm::Module &M) {
            O == AtomicOrdering::SequentiallyConsistent;
   };
   for (llvm::Instruction *I : Work) {
-    Membar = llvm::getAtomicSyncScopeID(I) == Group ? MembarCta : MembarSys;
+    const llvm::SyncScope::ID Scope = *llvm::getAtomicSyncScopeID(I);
+    Membar = Scope == Group ? MembarCta : Scope == Agent ? MembarGl : MembarSys;
     if (auto *F = llvm::dyn_cast<llvm::FenceInst>(I)) {
       Before(F);
       F->eraseFromParent();
@@ -501,6 +622,9 @@ static void legalizeAtomics(llvm::Module &M) {
     } else {
       continue;
     }
+    if (Scope == llvm::SyncScope::System)
+      if (llvm::Instruction *Sys = systemScopeAtomic(I))
+        I = Sys;
     if (Releases(O))
       Before(I);
     if (Acquires(O))
@@ -646,7 +770,7 @@ llvm::Error buildGpuKernels(llvm::Module &M, LoweredProgram &Program) {
     if (Valid != G.getName())
       G.setName(Valid);
   }
-  // What reaches the host runtime is not there on the GPU yet.
+  // Every symbol left undefined would fail in the driver's link.
   for (llvm::GlobalValue &G : M.global_values()) {
     if (!G.isDeclaration() || G.use_empty() || G.getName() == GroupSegmentName)
       continue;
@@ -656,11 +780,6 @@ llvm::Error buildGpuKernels(llvm::Module &M, LoweredProgram &Program) {
       return llvm::createStringError(
           "internal error: the GPU target does not define '" +
           G.getName().str() + "'");
-    llvm::StringRef Use = helperUse(G.getName());
-    if (!Use.empty())
-      return llvm::createStringError(
-          "the program uses " + Use.str() +
-          ", which need the host runtime: GPU agents do not support them yet");
     return llvm::createStringError(
         "the program references '" + G.getName().str() +
         "', which no module defines: GPU agents need every variable defined "

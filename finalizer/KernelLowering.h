@@ -296,6 +296,15 @@ public:
   /// Barriers are calls to query::Barrier (LoweringOptions).
   bool nativeBarriers() const { return Options.NativeBarriers; }
   bool hostRuntimeHelpers() const { return Options.HostRuntimeHelpers; }
+  /// The sync scope of an HSAIL memory scope (LoweringOptions::
+  /// ScopedAtomics).
+  llvm::SyncScope::ID syncScope(unsigned BrigMemoryScope) {
+    if (!Options.ScopedAtomics || BrigMemoryScope == BRIG_MEMORY_SCOPE_SYSTEM ||
+        BrigMemoryScope == BRIG_MEMORY_SCOPE_NONE)
+      return llvm::SyncScope::System;
+    return M.getContext().getOrInsertSyncScopeID(
+        BrigMemoryScope == BRIG_MEMORY_SCOPE_AGENT ? "agent" : "workgroup");
+  }
   unsigned wavefrontSize() const { return Options.WavefrontSize; }
   /// The program's rounding is ZERO: $default modules round toward zero.
   bool defaultRoundsToZero() const { return DefaultRoundsToZero; }

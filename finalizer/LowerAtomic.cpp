@@ -4,6 +4,8 @@
 // and flat addresses alike: the host has one coherent memory, so the group
 // segment's atomics need no other treatment, and every scope (wave, wg,
 // agent, system) is performed as system scope, which is always allowed.
+// A GPU target gets the scopes (LoweringOptions::ScopedAtomics): only its
+// system-scope atomics are atomic with the host's.
 //
 // Memory orders: rlx is monotonic. The synchronizing orders scacq, screl
 // and scar are sequentially consistent in HSA - all synchronizing
@@ -39,7 +41,7 @@ std::optional<llvm::Error> KernelLowering::tryAtomic(EntryRef<BrigInstBase> I) {
                              llvm::Twine(memoryOrderName(Fence->memoryOrder)) +
                              "' is not valid for memfence");
     }
-    Builder.CreateFence(Order);
+    Builder.CreateFence(Order, P.syncScope(Fence->globalSegmentMemoryScope));
     return llvm::Error::success();
   }
   if (Op != BRIG_OPCODE_ATOMIC && Op != BRIG_OPCODE_ATOMICNORET)
@@ -103,12 +105,13 @@ std::optional<llvm::Error> KernelLowering::tryAtomic(EntryRef<BrigInstBase> I) {
   if (!Addr)
     return Addr.takeError();
   auto Src = [&](unsigned Index) { return read(I, Index, T); };
+  const llvm::SyncScope::ID Scope = P.syncScope(A->memoryScope);
 
   Value *Result = nullptr;
   switch (AtomicOp) {
   case BRIG_ATOMIC_LD: {
     auto *Load = Builder.CreateAlignedLoad(Ty, *Addr, Align);
-    Load->setAtomic(Order);
+    Load->setAtomic(Order, Scope);
     Result = Load;
     break;
   }
@@ -117,7 +120,7 @@ std::optional<llvm::Error> KernelLowering::tryAtomic(EntryRef<BrigInstBase> I) {
     if (!V)
       return V.takeError();
     auto *Store = Builder.CreateAlignedStore(*V, *Addr, Align);
-    Store->setAtomic(Order);
+    Store->setAtomic(Order, Scope);
     return llvm::Error::success();
   }
   case BRIG_ATOMIC_CAS: {
@@ -129,7 +132,7 @@ std::optional<llvm::Error> KernelLowering::tryAtomic(EntryRef<BrigInstBase> I) {
       return New.takeError();
     auto *Pair = Builder.CreateAtomicCmpXchg(
         *Addr, *Cmp, *New, Align, Order,
-        llvm::AtomicCmpXchgInst::getStrongestFailureOrdering(Order));
+        llvm::AtomicCmpXchgInst::getStrongestFailureOrdering(Order), Scope);
     Result = Builder.CreateExtractValue(Pair, 0);
     break;
   }
@@ -178,7 +181,7 @@ std::optional<llvm::Error> KernelLowering::tryAtomic(EntryRef<BrigInstBase> I) {
     auto V = Src(SrcIdx);
     if (!V)
       return V.takeError();
-    Result = Builder.CreateAtomicRMW(RMW, *Addr, *V, Align, Order);
+    Result = Builder.CreateAtomicRMW(RMW, *Addr, *V, Align, Order, Scope);
     break;
   }
   }

@@ -4,9 +4,9 @@
 // of 5.16, 5.17 and 11.4:
 //
 //  - User mode queue instructions (11.3) are atomics on a queue's read and
-//    write indices. A queue is the runtime's (runtime/core/Queue.h); where
-//    its indices lie is a constant the runtime registers
-//    (finalizer/RuntimeHelpers.h), loaded once and hoisted by LLVM.
+//    write indices. A queue is the runtime's (runtime/core/Queue.h), whose
+//    indices lie at fixed offsets (abi::QueueLayout). On a GPU they are
+//    system-scope atomics on host memory mapped into the device.
 //  - clock reads the HSA system timestamp through the runtime (a call, so
 //    it is neither merged nor moved across memory operations; a GPU target
 //    answers query::Clock from the device's timer instead); cuid and
@@ -168,9 +168,6 @@ std::optional<llvm::Error> KernelLowering::trySystem(EntryRef<BrigInstBase> I) {
   case BRIG_OPCODE_CASQUEUEWRITEINDEX:
   case BRIG_OPCODE_STQUEUEREADINDEX:
   case BRIG_OPCODE_STQUEUEWRITEINDEX: {
-    if (!P.hostRuntimeHelpers())
-      return failInst(I, "queue instructions need the host runtime, which "
-                         "GPU agents do not support yet");
     auto Q = B.code<BrigInstQueue>(I.Offset);
     if (!Q)
       return failInst(I, "malformed queue instruction");
@@ -187,13 +184,10 @@ std::optional<llvm::Error> KernelLowering::trySystem(EntryRef<BrigInstBase> I) {
     auto Queue = address(I, Store ? 0 : 1, Q->segment);
     if (!Queue)
       return Queue.takeError();
-    auto *OffsetVar = llvm::cast<llvm::GlobalVariable>(
-        P.module().getOrInsertGlobal(ReadIndex ? helper::QueueReadIndexOffset
-                                               : helper::QueueWriteIndexOffset,
-                                     I64));
-    OffsetVar->setConstant(true);
-    Value *Index = Builder.CreateGEP(Builder.getInt8Ty(), *Queue,
-                                     Builder.CreateLoad(I64, OffsetVar));
+    Value *Index = Builder.CreateConstGEP1_64(
+        Builder.getInt8Ty(), *Queue,
+        ReadIndex ? abi::QueueLayout::ReadIndexOffset
+                  : abi::QueueLayout::WriteIndexOffset);
     const llvm::Align Align(8);
     const llvm::AtomicOrdering O = Order(Q->memoryOrder);
     if (Store) {

@@ -137,6 +137,13 @@ struct LoweringOptions {
   /// instructions are refused where they are. (Signal instructions call their
   /// helpers on every target: a GPU target defines them itself.)
   bool HostRuntimeHelpers = true;
+  /// Atomics and memfences carry HSAIL's memory scope as an LLVM sync
+  /// scope: "workgroup" for wavefront and work-group, "agent", and the
+  /// default (system) for system. For targets whose memory is not one
+  /// coherent domain (the GPU: only system-scope atomics are atomic with
+  /// the host's). Otherwise every scope is performed as system scope
+  /// (x86 would drop a fence of a narrower scope).
+  bool ScopedAtomics = false;
 };
 
 /// Lowers every kernel defined in Modules into M (see LoweringOptions).

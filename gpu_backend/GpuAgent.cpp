@@ -201,10 +201,12 @@ GpuAgent::GpuAgent(const CudaDriver &Driver, CUdevice Device, CUcontext Context,
   I.FbarrierMaxSize = 32; // In group memory (finalizer/LowerFbarrier.cpp).
   Isas.push_back(OwnIsa.get());
   LiveGpuAgents.fetch_add(1);
-  // Both may wait for the device, which no stream can block yet: signals
-  // kernels may modify, and the clock's origin.
-  if (makeCurrent())
+  // These may wait for the device, which no stream can block yet: signals
+  // and queues kernels may modify, and the clock's origin.
+  if (makeCurrent()) {
     mapSignalArena(*this);
+    mapQueueArena(*this);
+  }
   timestampOffset();
 }
 

@@ -173,8 +173,12 @@ void GpuQueueService::run() {
                                                 : pollInterval(Idle));
       continue;
     }
-    IdleSince = 0;
-    Wake.sleep(Epoch, -1);
+    // A GPU kernel's doorbell store (PRM 11.3) wakes nobody: while such
+    // kernels may run, the thread re-checks the queue now and then.
+    const int64_t Sleep = Signal::sleepBeforeRecheckNs(Idle);
+    Wake.sleep(Epoch, Sleep);
+    if (Sleep < 0)
+      IdleSince = 0;
   }
   // Work still on the stream finishes before the queue goes away;
   // barrier-OR kernels give up at once. A barrier-AND whose dependencies

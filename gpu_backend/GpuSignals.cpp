@@ -3,6 +3,7 @@
 
 #include "gpu_backend/GpuAgent.h"
 #include "runtime/core/Log.h"
+#include "runtime/core/SharedHostArena.h"
 #include "runtime/core/Signal.h"
 
 #include <atomic>
@@ -18,12 +19,28 @@ struct MappedSlabs {
   std::set<void *> Slabs; // Registered one by one.
   void *Arena = nullptr;  // Registered as a whole (mapSignalArena).
   size_t ArenaBytes = 0;
+  void *Queues = nullptr; // The shared host arena (mapQueueArena).
 };
 
 /// Slabs of signals kernels can reach from the start: 8 MiB, 65,536
 /// signals (the first ones a process creates). Signals beyond are mapped
 /// one slab at a time when a queue first waits on them or decrements them.
 constexpr size_t ArenaSlabs = 32;
+
+/// Queues and rings kernels can enqueue on: 16 MiB, 64 queues of 4,096
+/// packets, say (SharedHostArena.h).
+constexpr size_t QueueArenaBytes = size_t(16) << 20;
+
+bool registerHostMemory(const GpuAgent &A, void *P, size_t Size,
+                        const char *Consequence) {
+  CUresult R = A.driver().MemHostRegister(
+      P, Size, MemHostRegisterPortable | MemHostRegisterDeviceMap);
+  if (R == CUDA_SUCCESS || R == CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED)
+    return true;
+  log::write(log::Level::Error, "cannot map %s into the GPU: %s", Consequence,
+             A.driver().errorText(R).c_str());
+  return false;
+}
 
 bool inArena(const MappedSlabs &M, const void *P) {
   return M.Arena && P >= M.Arena &&
@@ -115,18 +132,11 @@ bool mapSignal(const GpuAgent &A, const Signal *S) {
   std::lock_guard<std::mutex> Lock(M.Mutex);
   if (M.Slabs.count(Slab) || inArena(M, Slab))
     return true;
-  if (!A.makeCurrent())
+  if (!A.makeCurrent() ||
+      !registerHostMemory(A, Slab, Signal::SlabBytes,
+                          "signals (barriers and completion signals are "
+                          "handled on the host)"))
     return false;
-  CUresult R = A.driver().MemHostRegister(Slab, Signal::SlabBytes,
-                                          MemHostRegisterPortable |
-                                              MemHostRegisterDeviceMap);
-  if (R != CUDA_SUCCESS && R != CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED) {
-    log::write(log::Level::Error,
-               "cannot map signals into the GPU (barriers and completion "
-               "signals are handled on the host): %s",
-               A.driver().errorText(R).c_str());
-    return false;
-  }
   M.Slabs.insert(Slab);
   return true;
 }
@@ -137,18 +147,9 @@ void mapSignalArena(const GpuAgent &A) {
   std::lock_guard<std::mutex> Lock(M.Mutex);
   if (!Base || M.Arena == Base)
     return;
-  auto Register = [&](void *P, size_t Size) {
-    CUresult R = A.driver().MemHostRegister(
-        P, Size, MemHostRegisterPortable | MemHostRegisterDeviceMap);
-    if (R == CUDA_SUCCESS || R == CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED)
-      return true;
-    log::write(log::Level::Error,
-               "cannot map signals into the GPU (kernels' signal instructions "
-               "fault on them): %s",
-               A.driver().errorText(R).c_str());
-    return false;
-  };
-  if (!Register(Base, Bytes))
+  const char *Consequence =
+      "signals (kernels' signal instructions fault on them)";
+  if (!registerHostMemory(A, Base, Bytes, Consequence))
     return;
   M.Arena = Base;
   M.ArenaBytes = Bytes;
@@ -156,8 +157,19 @@ void mapSignalArena(const GpuAgent &A) {
   // GPU, or beyond an earlier arena's end).
   for (void *Slab : Signal::slabs())
     if (!inArena(M, Slab) && !M.Slabs.count(Slab) &&
-        Register(Slab, Signal::SlabBytes))
+        registerHostMemory(A, Slab, Signal::SlabBytes, Consequence))
       M.Slabs.insert(Slab);
+}
+
+void mapQueueArena(const GpuAgent &A) {
+  auto [Base, Bytes] = SharedHostArena::reserve(QueueArenaBytes);
+  MappedSlabs &M = mappedSlabs();
+  std::lock_guard<std::mutex> Lock(M.Mutex);
+  if (!Base || M.Queues == Base)
+    return;
+  if (registerHostMemory(A, Base, Bytes,
+                         "queues (kernels' queue instructions fault on them)"))
+    M.Queues = Base;
 }
 
 void unmapSignals(const CudaDriver &D) {
@@ -169,6 +181,9 @@ void unmapSignals(const CudaDriver &D) {
   if (M.Arena)
     D.MemHostUnregister(M.Arena);
   M.Arena = nullptr;
+  if (M.Queues)
+    D.MemHostUnregister(M.Queues);
+  M.Queues = nullptr;
 }
 
 bool loadDeviceKernels(const GpuAgent &A, DeviceKernels &K) {

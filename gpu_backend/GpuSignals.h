@@ -8,7 +8,9 @@
 // a block for the next 65,536 signals are pinned and mapped into every
 // device (portable registration, at the host's address); a slab beyond it
 // is mapped the first time a GPU queue meets one of its signals.
-// Registrations last until the last GPU agent goes.
+// The shared host arena, where queues and their rings live
+// (runtime/core/SharedHostArena.h), is mapped the same way as agents are
+// made. Registrations last until the last GPU agent goes.
 //
 // The device kernels are PTX text embedded here, JIT-compiled per agent:
 //   openhsa_globaltimer(out)         writes the device's nanosecond timer
@@ -44,7 +46,13 @@ bool mapSignal(const GpuAgent &A, const Signal *S);
 /// it must not happen while a stream could wait on the host.
 void mapSignalArena(const GpuAgent &A);
 
-/// Unregisters every mapped slab; called as the last GPU agent goes.
+/// Maps the shared host arena (runtime/core/SharedHostArena.h), where
+/// queues and their rings live, into every device, so that kernels' queue
+/// instructions reach them. Called as mapSignalArena is.
+void mapQueueArena(const GpuAgent &A);
+
+/// Unregisters every mapped slab and the queue arena; called as the last
+/// GPU agent goes.
 void unmapSignals(const CudaDriver &D);
 
 /// The device kernels of one agent's context.

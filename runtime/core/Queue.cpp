@@ -1,6 +1,9 @@
 //===- runtime/core/Queue.cpp - HSA user-mode queues ----------------------===//
 #include "runtime/core/Queue.h"
 
+#include "abi/RuntimeHelpers.h"
+#include "runtime/core/SharedHostArena.h"
+
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -9,11 +12,31 @@ namespace openhsa {
 
 QueueProcessor::~QueueProcessor() = default;
 
+// Finalized code addresses the indices at these offsets (Queue is not
+// standard layout, so offsetof is conditionally supported: GCC and Clang
+// compute it).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winvalid-offsetof"
-const size_t Queue::WriteIndexOffset = offsetof(Queue, WriteIndex);
-const size_t Queue::ReadIndexOffset = offsetof(Queue, ReadIndex);
+struct QueueLayoutCheck {
+  static_assert(offsetof(Queue, WriteIndex) ==
+                abi::QueueLayout::WriteIndexOffset);
+  static_assert(offsetof(Queue, ReadIndex) ==
+                abi::QueueLayout::ReadIndexOffset);
+};
 #pragma GCC diagnostic pop
+
+void *Queue::operator new(size_t Size, std::align_val_t Align,
+                          const std::nothrow_t &) noexcept {
+  static_assert(alignof(Queue) <= SharedHostArena::Alignment);
+  if (void *P = SharedHostArena::allocate(Size))
+    return P;
+  return ::operator new(Size, Align, std::nothrow);
+}
+
+void Queue::operator delete(void *P, std::align_val_t Align) noexcept {
+  if (P && !SharedHostArena::free(P))
+    ::operator delete(P, Align);
+}
 
 std::unique_ptr<Queue> Queue::create(const Config &C, uint64_t Id) {
   // Out of memory is an answer here (OUT_OF_RESOURCES), not an exception.
@@ -21,8 +44,10 @@ std::unique_ptr<Queue> Queue::create(const Config &C, uint64_t Id) {
   if (!Q)
     return nullptr;
   const size_t Bytes = size_t(C.Size) * 64;
-  void *Ring = C.AllocateRing ? C.AllocateRing(Bytes, C.RingCtx)
-                              : std::aligned_alloc(64, Bytes);
+  void *Ring = C.Owner ? SharedHostArena::allocate(Bytes) : nullptr;
+  if (!Ring)
+    Ring = C.AllocateRing ? C.AllocateRing(Bytes, C.RingCtx)
+                          : std::aligned_alloc(64, Bytes);
   if (!Ring)
     return nullptr;
   // Every slot starts INVALID, so the processor waits for the producer.
@@ -35,7 +60,6 @@ std::unique_ptr<Queue> Queue::create(const Config &C, uint64_t Id) {
   Q->Abi.base_address = Ring; // Freed with the queue from here on.
   Q->Abi.type = C.Type;
   Q->Abi.features = C.Features;
-  Q->Abi.base_address = Ring;
   Q->Abi.size = C.Size;
   Q->Abi.id = Id;
   if (C.ExternalDoorbell) {
@@ -53,6 +77,8 @@ std::unique_ptr<Queue> Queue::create(const Config &C, uint64_t Id) {
 Queue::~Queue() {
   Magic = 0;
   const size_t Bytes = size_t(Cfg.Size) * 64;
+  if (SharedHostArena::free(Abi.base_address))
+    return;
   if (Cfg.FreeRing)
     Cfg.FreeRing(Abi.base_address, Bytes, Cfg.RingCtx);
   else

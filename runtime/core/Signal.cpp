@@ -257,6 +257,12 @@ void Signal::expectSilentModifications() {
   SilentModifications.store(true, std::memory_order_relaxed);
 }
 
+int64_t Signal::sleepBeforeRecheckNs(uint64_t WaitedNs) {
+  if (!SilentModifications.load(std::memory_order_relaxed))
+    return -1;
+  return int64_t(std::clamp(WaitedNs / 16, SilentMinSleepNs, SilentMaxSleepNs));
+}
+
 int64_t Signal::wait(hsa_signal_condition_t Condition, int64_t CompareValue,
                      uint64_t TimeoutTicks, hsa_wait_state_t Hint,
                      std::memory_order Order) const {

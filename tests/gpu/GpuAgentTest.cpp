@@ -10,6 +10,7 @@
 
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_finalize.h"
+#include "hsa/hsa_ext_openhsa.h"
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -29,7 +30,7 @@ using namespace openhsa::test;
 namespace {
 
 struct Found {
-  hsa_agent_t Gpu{0}, Cpu{0};
+  hsa_agent_t Gpu{0}, Cpu{0}, Host{0}; // Host: agent dispatch.
   hsa_region_t Device{0}, Fine{0}, Kernarg{0}, Group{0};
 };
 
@@ -44,6 +45,9 @@ hsa_status_t findAgents(hsa_agent_t A, void *Data) {
   if (T == HSA_DEVICE_TYPE_CPU && !F->Cpu.handle &&
       (Features & HSA_AGENT_FEATURE_KERNEL_DISPATCH))
     F->Cpu = A;
+  if (T == HSA_DEVICE_TYPE_CPU && !F->Host.handle &&
+      (Features & HSA_AGENT_FEATURE_AGENT_DISPATCH))
+    F->Host = A;
   return HSA_STATUS_SUCCESS;
 }
 
@@ -1070,6 +1074,192 @@ prog kernel &handshake(kernarg_sig64 %go, kernarg_sig64 %count, kernarg_u64 %out
   }
   for (hsa_signal_t S : {Go, Count, Done})
     hsa_signal_destroy(S);
+}
+
+// PRM 11.3 queue instructions in a GPU kernel: each work-item reserves a
+// slot on a CPU agent dispatch queue, writes an agent dispatch packet
+// there, publishes it and rings the doorbell, then waits for the host's
+// handler to answer (the HSA way for a kernel to ask its host for a
+// service). The GPU's store to the doorbell wakes nobody: the CPU's packet
+// processor re-checks its queues while GPU code may run.
+struct Answers {
+  std::atomic<int> Calls{0};
+};
+hsa_status_t answer(uint16_t, const uint64_t Args[4], void *Return,
+                    void *Data) {
+  static_cast<Answers *>(Data)->Calls.fetch_add(1);
+  *static_cast<uint64_t *>(Return) = Args[0] * 10 + 1;
+  return HSA_STATUS_SUCCESS;
+}
+
+TEST_F(GpuAgentTest, KernelsEnqueueAgentDispatchesOnTheHost) {
+  ASSERT_NE(F.Host.handle, 0u);
+  hsa_ext_openhsa_1_pfn_t Ext;
+  ASSERT_EQ(hsa_system_get_major_extension_table(HSA_EXTENSION_OPENHSA, 1,
+                                                 sizeof(Ext), &Ext),
+            HSA_STATUS_SUCCESS);
+  Answers Log;
+  ASSERT_EQ(Ext.hsa_ext_openhsa_agent_dispatch_handler_set(F.Host, 0x8000,
+                                                           answer, &Log),
+            HSA_STATUS_SUCCESS);
+  hsa_queue_t *HostQueue = nullptr;
+  ASSERT_EQ(hsa_queue_create(F.Host, 64, HSA_QUEUE_TYPE_MULTI, nullptr,
+                             nullptr, UINT32_MAX, UINT32_MAX, &HostQueue),
+            HSA_STATUS_SUCCESS);
+  const uint64_t K = load(R"(
+prog kernel &ask(kernarg_u64 %q, kernarg_sig64 %done, kernarg_u64 %results,
+	kernarg_u64 %out, kernarg_u32 %header)
+{
+	ld_kernarg_u64	$d0, [%q];
+	workitemabsid_u32	$s0, 0;
+	cvt_u64_u32	$d9, $s0;
+	addqueuewriteindex_global_scar_u64	$d1, [$d0], 1;
+	ld_global_u64	$d2, [$d0+8];
+	ld_global_u32	$s1, [$d0+24];
+	sub_u32	$s1, $s1, 1;
+	cvt_u64_u32	$d3, $s1;
+	and_b64	$d4, $d1, $d3;
+	shl_u64	$d4, $d4, 6;
+	add_u64	$d2, $d2, $d4;
+	ld_kernarg_u64	$d5, [%results];
+	shl_u64	$d6, $d9, 3;
+	add_u64	$d5, $d5, $d6;
+	st_global_u64	$d5, [$d2+8];
+	st_global_u64	$d9, [$d2+16];
+	ld_kernarg_sig64	$d7, [%done];
+	st_global_u64	$d7, [$d2+56];
+	ld_kernarg_u32	$s2, [%header];
+	atomicnoret_st_global_screl_system_b32	[$d2], $s2;
+	ld_global_u64	$d8, [$d0+16];
+	signalnoret_st_screl_b64_sig64	$d8, $d1;
+	signal_wait_eq_scacq_s64_sig64	$d10, $d7, 0;
+	ld_global_u64	$d11, [$d5];
+	ld_kernarg_u64	$d12, [%out];
+	add_u64	$d12, $d12, $d6;
+	st_global_u64	$d11, [$d12];
+};
+)",
+                          "&ask");
+  ASSERT_NE(K, 0u);
+  constexpr uint32_t N = 8;
+  auto *Results = static_cast<uint64_t *>(allocate(F.Fine, N * 8));
+  auto *Out = static_cast<uint64_t *>(allocate(F.Fine, N * 8));
+  std::memset(Results, 0, N * 8);
+  std::memset(Out, 0, N * 8);
+  hsa_signal_t Answered;
+  ASSERT_EQ(hsa_signal_create(N, 0, nullptr, &Answered), HSA_STATUS_SUCCESS);
+  const uint16_t Header =
+      (HSA_PACKET_TYPE_AGENT_DISPATCH << HSA_PACKET_HEADER_TYPE) |
+      (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+      (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
+  struct {
+    hsa_queue_t *Q;
+    uint64_t Done;
+    uint64_t *Results, *Out;
+    uint32_t Header;
+  } Args{HostQueue, Answered.handle, Results, Out,
+         uint32_t(Header) | uint32_t(0x8000) << 16};
+  ASSERT_TRUE(run(K, &Args, sizeof(Args), 1, {N, 1, 1}, {N, 1, 1}));
+  EXPECT_EQ(LastQueueError.load(), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(Log.Calls.load(), int(N));
+  EXPECT_EQ(hsa_queue_load_write_index_relaxed(HostQueue), N);
+  for (uint32_t I = 0; I < N; ++I) {
+    EXPECT_EQ(Results[I], I * 10 + 1) << I;
+    EXPECT_EQ(Out[I], I * 10 + 1) << "work-item " << I << " read before the "
+                                  << "handler answered";
+  }
+  hsa_signal_destroy(Answered);
+  hsa_queue_destroy(HostQueue);
+}
+
+// A GPU kernel enqueues a kernel dispatch on its own queue (device-side
+// enqueue, PRM 11.3): it reserves a slot, copies a dispatch packet the
+// host prepared into it, publishes the header and rings the doorbell; the
+// queue runs the child after the parent.
+TEST_F(GpuAgentTest, KernelsEnqueueKernelDispatchesOnTheirQueue) {
+  const uint64_t Child = load(VectorAdd, "&vadd");
+  const uint64_t Parent = load(R"(
+prog kernel &spawn(kernarg_u64 %q, kernarg_u64 %packet)
+{
+	ld_kernarg_u64	$d0, [%q];
+	addqueuewriteindex_global_scar_u64	$d1, [$d0], 1;
+	ld_global_u64	$d2, [$d0+8];
+	ld_global_u32	$s1, [$d0+24];
+	sub_u32	$s1, $s1, 1;
+	cvt_u64_u32	$d3, $s1;
+	and_b64	$d4, $d1, $d3;
+	shl_u64	$d4, $d4, 6;
+	add_u64	$d2, $d2, $d4;
+	ld_kernarg_u64	$d5, [%packet];
+	ld_global_u32	$s2, [$d5+4];
+	st_global_u32	$s2, [$d2+4];
+	ld_global_u64	$d6, [$d5+8];
+	st_global_u64	$d6, [$d2+8];
+	ld_global_u64	$d6, [$d5+16];
+	st_global_u64	$d6, [$d2+16];
+	ld_global_u64	$d6, [$d5+24];
+	st_global_u64	$d6, [$d2+24];
+	ld_global_u64	$d6, [$d5+32];
+	st_global_u64	$d6, [$d2+32];
+	ld_global_u64	$d6, [$d5+40];
+	st_global_u64	$d6, [$d2+40];
+	ld_global_u64	$d6, [$d5+48];
+	st_global_u64	$d6, [$d2+48];
+	ld_global_u64	$d6, [$d5+56];
+	st_global_u64	$d6, [$d2+56];
+	ld_global_u32	$s3, [$d5];
+	atomicnoret_st_global_screl_system_b32	[$d2], $s3;
+	ld_global_u64	$d8, [$d0+16];
+	signalnoret_st_screl_b64_sig64	$d8, $d1;
+};
+)",
+                               "&spawn");
+  ASSERT_NE(Child, 0u);
+  ASSERT_NE(Parent, 0u);
+  constexpr uint32_t N = 1000;
+  auto *A = static_cast<float *>(allocate(F.Fine, N * 4));
+  auto *B = static_cast<float *>(allocate(F.Fine, N * 4));
+  for (uint32_t I = 0; I < N; ++I) {
+    A[I] = float(I);
+    B[I] = 1;
+  }
+  // The child's packet, header and setup in its first word.
+  auto *Packet = static_cast<hsa_kernel_dispatch_packet_t *>(
+      allocate(F.Fine, sizeof(hsa_kernel_dispatch_packet_t)));
+  std::memset(Packet, 0, sizeof(*Packet));
+  Packet->header =
+      (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) |
+      (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+      (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
+  Packet->setup = 1 << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS;
+  Packet->workgroup_size_x = 64;
+  Packet->workgroup_size_y = Packet->workgroup_size_z = 1;
+  Packet->grid_size_x = N;
+  Packet->grid_size_y = Packet->grid_size_z = 1;
+  Packet->kernel_object = Child;
+  VaddArgs ChildArgs{A, A, B, N}; // B = 2A
+  void *ChildKernarg = allocate(F.Kernarg, sizeof(ChildArgs));
+  std::memcpy(ChildKernarg, &ChildArgs, sizeof(ChildArgs));
+  Packet->kernarg_address = ChildKernarg;
+  hsa_signal_t ChildDone;
+  ASSERT_EQ(hsa_signal_create(1, 0, nullptr, &ChildDone), HSA_STATUS_SUCCESS);
+  Packet->completion_signal = ChildDone;
+  struct {
+    hsa_queue_t *Q;
+    void *Packet;
+  } Args{Queue, Packet};
+  ASSERT_TRUE(run(Parent, &Args, sizeof(Args), 1, {1, 1, 1}, {1, 1, 1}));
+  ASSERT_EQ(hsa_signal_wait_scacquire(ChildDone, HSA_SIGNAL_CONDITION_EQ, 0,
+                                      20ull * 400'000'000,
+                                      HSA_WAIT_STATE_BLOCKED),
+            0)
+      << "the child the kernel enqueued did not run";
+  EXPECT_EQ(hsa_queue_load_write_index_relaxed(Queue),
+            hsa_queue_load_read_index_relaxed(Queue));
+  EXPECT_EQ(LastQueueError.load(), HSA_STATUS_SUCCESS);
+  for (uint32_t I = 0; I < N; ++I)
+    ASSERT_EQ(B[I], 2.0f * float(I)) << I;
+  hsa_signal_destroy(ChildDone);
 }
 
 } // namespace
