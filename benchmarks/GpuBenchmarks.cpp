@@ -7,6 +7,8 @@
 // completion signal) or one cuLaunchKernel + cuStreamSynchronize.
 // Buffers live in device memory. OPENHSA_BENCH_CUDA_TWINS names the twins'
 // PTX; without it (or without a GPU agent) the benchmarks are skipped.
+// BM_*Persistent time the prototype of a persistent GPU-side packet
+// processor (PersistentProcessor below) on the same machine.
 //
 //===----------------------------------------------------------------------===//
 #include "brig/asm/Assembler.h"
@@ -54,7 +56,7 @@ struct Cuda {
                       unsigned, unsigned, unsigned, void *, void **, void **);
   int (*StreamCreate)(void **, unsigned);
   int (*StreamSynchronize)(void *);
-  void *Module = nullptr, *Stream = nullptr;
+  void *Module = nullptr, *Stream = nullptr, *Persistent = nullptr;
 
   bool load(const std::string &Ptx) {
     void *L = dlopen("libcuda.so.1", RTLD_NOW);
@@ -79,7 +81,7 @@ struct Cuda {
     return DeviceGet(&Dev, 0) == 0 && PrimaryCtxRetain(&Ctx, Dev) == 0 &&
            CtxSetCurrent(Ctx) == 0 &&
            ModuleLoadData(&Module, Ptx.c_str()) == 0 &&
-           StreamCreate(&Stream, 1) == 0;
+           StreamCreate(&Stream, 1) == 0 && StreamCreate(&Persistent, 1) == 0;
   }
   CUfunction function(const char *Name) {
     CUfunction F = nullptr;
@@ -103,7 +105,7 @@ struct Cuda {
 /// The GPU agent, its queue and regions, and the twins; null when absent.
 struct Gpu {
   hsa_agent_t Agent{0};
-  hsa_region_t Device{0};
+  hsa_region_t Device{0}, Fine{0};
   hsa_profile_t Profile = HSA_PROFILE_BASE;
   hsa_queue_t *Queue = nullptr, *Other = nullptr;
   Cuda Twins;
@@ -134,6 +136,9 @@ struct Gpu {
             hsa_region_get_info(R, HSA_REGION_INFO_GLOBAL_FLAGS, &Flags);
             if (Flags & HSA_REGION_GLOBAL_FLAG_COARSE_GRAINED)
               static_cast<Gpu *>(D)->Device = R;
+            else if ((Flags & HSA_REGION_GLOBAL_FLAG_FINE_GRAINED) &&
+                     !(Flags & HSA_REGION_GLOBAL_FLAG_KERNARG))
+              static_cast<Gpu *>(D)->Fine = R;
             return HSA_STATUS_SUCCESS;
           },
           G);
@@ -336,6 +341,87 @@ void BM_GpuEmptyDispatchCuda(benchmark::State &State) {
     G->Twins.run(F, {1, 1, 1}, {1, 1, 1}, nullptr);
 }
 
+/// The prototype of a persistent GPU-side packet processor
+/// (persistent_processor in cuda/twins.cu): a ring in mapped host memory
+/// that the grid polls, started for one benchmark and stopped after it.
+/// Kernel objects are the grid's own: 0 empty, 1 vector add.
+class PersistentProcessor {
+public:
+  struct Packet {
+    uint16_t Header, Setup, Wg[3], Reserved0;
+    uint32_t Grid[3], PrivateSize, GroupSize;
+    uint64_t KernelObject;
+    void *Kernarg;
+    uint64_t Reserved2, Completion;
+  };
+  static constexpr uint32_t Slots = 64;
+
+  PersistentProcessor(Gpu *G, unsigned Blocks) : G(G) {
+    check(hsa_memory_allocate(G->Fine, sizeof(Packet) * Slots + 64,
+                              reinterpret_cast<void **>(&Ring)),
+          "ring");
+    for (uint32_t I = 0; I < Slots; ++I)
+      Ring[I].Header = HSA_PACKET_TYPE_INVALID;
+    Words = reinterpret_cast<uint64_t *>(Ring + Slots); // read index, stop
+    Words[0] = Words[1] = 0;
+    State = G->allocate(256);
+    std::vector<uint8_t> Zeros(256, 0);
+    hsa_memory_copy(State, Zeros.data(), Zeros.size());
+    Done = Gpu::signal();
+    uint32_t Mask = Slots - 1;
+    void *ReadIndex = &Words[0], *Stop = &Words[1];
+    void *Args[] = {&Ring, &Mask, &ReadIndex, &Stop, &State};
+    if (G->Twins.LaunchKernel(G->Twins.function("persistent_processor"), Blocks,
+                              1, 1, 256, 1, 1, 0, G->Twins.Persistent, Args,
+                              nullptr) != 0) {
+      std::fprintf(stderr, "the persistent processor does not launch\n");
+      std::abort();
+    }
+  }
+  ~PersistentProcessor() {
+    __atomic_store_n(&Words[1], 1, __ATOMIC_SEQ_CST);
+    G->Twins.StreamSynchronize(G->Twins.Persistent);
+    hsa_signal_destroy(Done);
+    hsa_memory_free(Ring);
+    hsa_memory_free(State);
+  }
+
+  /// One 1-D dispatch, packet written to completion signal observed.
+  void dispatch(uint64_t Kernel, void *Kernarg, uint32_t Grid, uint16_t Wg) {
+    Packet &P = Ring[Next++ % Slots];
+    std::memset(reinterpret_cast<char *>(&P) + 4, 0, sizeof(P) - 4);
+    P.Wg[0] = Wg;
+    P.Wg[1] = P.Wg[2] = 1;
+    P.Grid[0] = Grid;
+    P.Grid[1] = P.Grid[2] = 1;
+    P.KernelObject = Kernel;
+    P.Kernarg = Kernarg;
+    P.Completion = Done.handle; // The value word leads the signal.
+    hsa_signal_store_relaxed(Done, 1);
+    std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t *>(&P))
+        .store(Gpu::header(HSA_PACKET_TYPE_KERNEL_DISPATCH) | (1u << 16),
+               std::memory_order_release);
+    Gpu::wait(Done);
+  }
+
+private:
+  Gpu *G;
+  Packet *Ring = nullptr;
+  uint64_t *Words = nullptr;
+  void *State = nullptr;
+  hsa_signal_t Done{0};
+  uint64_t Next = 0;
+};
+
+// The prototype's round trip of an empty dispatch: one block (a grid that
+// fits one SM) and one block per SM of the H100/H200 (132).
+void BM_GpuEmptyDispatchPersistent(benchmark::State &State) {
+  GPU_OR_SKIP(G);
+  PersistentProcessor P(G, unsigned(State.range(0)));
+  for (auto _ : State)
+    P.dispatch(0, nullptr, 1, 1);
+}
+
 constexpr uint32_t VectorN = 1u << 24, GemmN = 1024;
 
 /// Four device buffers of VectorN floats; A and B hold inputs.
@@ -441,6 +527,40 @@ template <bool Cuda> void BM_GpuVectorAdd(benchmark::State &State) {
     pack(S, B.A, B.B, B.C, VectorN);
   runShape<Cuda>(State, G, S);
 }
+// Vector add of VectorN floats (work-groups of 256) run by the prototype's
+// 132 blocks, each taking work-groups in turn, against the same through
+// the runtime's queue (BM_GpuVectorAddHsail) and the twin.
+void BM_GpuVectorAddPersistent(benchmark::State &State) {
+  GPU_OR_SKIP(G);
+  Buffers &B = buffers(G);
+  struct {
+    const float *A, *B;
+    float *C;
+    uint32_t N;
+  } Args{B.A, B.B, B.D, VectorN};
+  void *Kernarg = nullptr;
+  check(hsa_memory_allocate(G->Fine, sizeof(Args), &Kernarg), "kernarg");
+  std::memcpy(Kernarg, &Args, sizeof(Args));
+  {
+    PersistentProcessor P(G, 132);
+    P.dispatch(1, Kernarg, VectorN, 256);
+    // Same result as the twin's (B.C after the other vector add runs).
+    std::vector<float> Sum(VectorN), A(VectorN), Bv(VectorN);
+    hsa_memory_copy(Sum.data(), B.D, VectorN * 4);
+    hsa_memory_copy(A.data(), B.A, VectorN * 4);
+    hsa_memory_copy(Bv.data(), B.B, VectorN * 4);
+    for (uint32_t I = 0; I < VectorN; ++I)
+      if (Sum[I] != A[I] + Bv[I]) {
+        std::fprintf(stderr, "persistent vector add: %g at %u\n",
+                     double(Sum[I]), I);
+        std::abort();
+      }
+    for (auto _ : State)
+      P.dispatch(1, Kernarg, VectorN, 256);
+  }
+  hsa_memory_free(Kernarg);
+}
+
 template <bool Cuda> void BM_GpuSgemmNaive(benchmark::State &State) {
   GPU_OR_SKIP(G);
   Buffers &B = buffers(G);
@@ -549,6 +669,14 @@ BENCHMARK(BM_GpuCrossQueueBarrierHsail)
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_GpuEmptyDispatchCuda)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_GpuEmptyDispatchPersistent)
+    ->Arg(1)
+    ->Arg(132)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_GpuVectorAddPersistent)
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
 GPU_PAIR(VectorAdd);

@@ -467,16 +467,15 @@ static void expandSystemMinMax(llvm::Module &M) {
           case llvm::AtomicRMWInst::UMin:
             return B.CreateSelect(B.CreateICmpULT(Seen, V), Seen, V);
           case llvm::AtomicRMWInst::UIncWrap: // old >= v ? 0 : old + 1
-            return B.CreateSelect(B.CreateICmpUGE(Seen, V),
-                                  llvm::ConstantInt::get(Seen->getType(), 0),
-                                  B.CreateAdd(Seen, B.getIntN(
-                                                        Seen->getType()
-                                                            ->getIntegerBitWidth(),
-                                                        1)));
+            return B.CreateSelect(
+                B.CreateICmpUGE(Seen, V),
+                llvm::ConstantInt::get(Seen->getType(), 0),
+                B.CreateAdd(
+                    Seen, B.getIntN(Seen->getType()->getIntegerBitWidth(), 1)));
           default: // UDecWrap: (old == 0 || old > v) ? v : old - 1
             return B.CreateSelect(
-                B.CreateOr(B.CreateICmpEQ(
-                               Seen, llvm::ConstantInt::get(Seen->getType(), 0)),
+                B.CreateOr(B.CreateICmpEQ(Seen, llvm::ConstantInt::get(
+                                                    Seen->getType(), 0)),
                            B.CreateICmpUGT(Seen, V)),
                 V,
                 B.CreateSub(Seen, llvm::ConstantInt::get(Seen->getType(), 1)));
@@ -502,10 +501,10 @@ static llvm::Instruction *systemScopeAtomic(llvm::Instruction *I) {
         ID::nvvm_atomic_cas_gen_i_sys, {Ty, X->getPointerOperand()->getType()},
         {X->getPointerOperand(), X->getCompareOperand(),
          X->getNewValOperand()});
-    llvm::Value *Pair = B.CreateInsertValue(
-        llvm::PoisonValue::get(X->getType()), Old, 0);
-    Pair = B.CreateInsertValue(
-        Pair, B.CreateICmpEQ(Old, X->getCompareOperand()), 1);
+    llvm::Value *Pair =
+        B.CreateInsertValue(llvm::PoisonValue::get(X->getType()), Old, 0);
+    Pair = B.CreateInsertValue(Pair,
+                               B.CreateICmpEQ(Old, X->getCompareOperand()), 1);
     X->replaceAllUsesWith(Pair);
     X->eraseFromParent();
     return llvm::cast<llvm::Instruction>(Old);
@@ -540,9 +539,9 @@ static llvm::Instruction *systemScopeAtomic(llvm::Instruction *I) {
   }
   if (!V->getType()->isIntegerTy())
     return nullptr;
-  llvm::Value *Old = B.CreateIntrinsic(
-      Op, {V->getType(), R->getPointerOperand()->getType()},
-      {R->getPointerOperand(), V});
+  llvm::Value *Old =
+      B.CreateIntrinsic(Op, {V->getType(), R->getPointerOperand()->getType()},
+                        {R->getPointerOperand(), V});
   R->replaceAllUsesWith(Old);
   R->eraseFromParent();
   return llvm::cast<llvm::Instruction>(Old);

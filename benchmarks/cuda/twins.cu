@@ -117,3 +117,129 @@ extern "C" __global__ void stencil(const float *in, float *out,
   float s = ((in[c - 1] + in[c + 1]) + in[c - width]) + in[c + width];
   out[c] = fmaf(in[c], 0.5f, s * 0.125f);
 }
+
+// A prototype of issue 11's second queue design, a persistent GPU-side
+// packet processor ("hardware rings"): one long-running grid reads AQL
+// kernel dispatch packets from a ring in mapped host memory, runs their
+// work-groups itself (blocks take work-groups in turn) and decrements the
+// completion signal: no host thread between the packet and its completion.
+// CUDA lets a kernel launch another only through dynamic parallelism, whose
+// device runtime ships with the toolkit, not the driver, so the grid runs
+// the kernels' work-groups as device functions it was compiled with: here
+// kernel object 0 is an empty kernel and 1 vector add. Block 0's thread 0
+// polls the ring and hands each packet to all blocks through a generation
+// counter in device memory; the last block to finish a packet completes it.
+namespace persistent {
+struct Packet { // hsa_kernel_dispatch_packet_t
+  unsigned short header, setup, wg_x, wg_y, wg_z, reserved0;
+  unsigned grid_x, grid_y, grid_z, private_size, group_size;
+  unsigned long long kernel_object;
+  void *kernarg;
+  unsigned long long reserved2, completion_signal;
+};
+struct VaddArgs {
+  const float *a, *b;
+  float *c;
+  unsigned n;
+};
+// In device memory, zeroed before each launch.
+struct State {
+  Packet current;
+  unsigned generation, finished;
+  int stopping;
+};
+
+__device__ void runGroup(const Packet &p, const VaddArgs &args,
+                         unsigned group) {
+  if (p.kernel_object == 1 && threadIdx.x < p.wg_x) {
+    unsigned i = group * p.wg_x + threadIdx.x;
+    if (i < args.n)
+      args.c[i] = args.a[i] + args.b[i];
+  }
+}
+} // namespace persistent
+
+// ring: the packets (mask + 1 of them); read_index: advanced as packets
+// complete; stop: set by the host to end the grid; state: zeroed device
+// memory. 1-D dispatches of at most blockDim.x work-items a group.
+extern "C" __global__ void persistent_processor(persistent::Packet *ring,
+                                                unsigned mask,
+                                                unsigned long long *read_index,
+                                                volatile int *stop,
+                                                persistent::State *state) {
+  using namespace persistent;
+  __shared__ Packet p;
+  __shared__ VaddArgs args;
+  __shared__ int quit;
+  __shared__ unsigned long long words[8];
+  unsigned seen = 0;
+  for (unsigned long long index = 0;; ++index) {
+    Packet *slot = &ring[index & mask];
+    if (blockIdx.x == 0 && threadIdx.x < 32) {
+      // One warp polls and reads: its 8 loads of the packet cross the bus
+      // at once, not one after the other.
+      if (threadIdx.x == 0) {
+        volatile unsigned short *h = &slot->header;
+        while ((*h & 0xff) != 2 /* KERNEL_DISPATCH */ && !*stop)
+          ;
+        // Every block is done with the previous packet.
+        while (atomicAdd(&state->finished, 0) != (index ? gridDim.x : 0))
+          ;
+        __threadfence_system();
+      }
+      __syncwarp();
+      if (threadIdx.x < 8)
+        words[threadIdx.x] =
+            reinterpret_cast<const volatile unsigned long long *>(
+                slot)[threadIdx.x];
+      __syncwarp();
+      if (threadIdx.x < 8)
+        reinterpret_cast<unsigned long long *>(&state->current)[threadIdx.x] =
+            words[threadIdx.x];
+      __syncwarp();
+      if (threadIdx.x == 0) {
+        state->stopping = *stop;
+        state->finished = 0;
+        __threadfence();
+        atomicAdd(&state->generation, 1);
+      }
+    }
+    if (threadIdx.x == 0) {
+      while (atomicAdd(&state->generation, 0) == seen)
+        ;
+      __threadfence();
+      const volatile unsigned long long *from =
+          reinterpret_cast<const volatile unsigned long long *>(
+              &state->current);
+      for (int w = 0; w < 8; ++w)
+        reinterpret_cast<unsigned long long *>(&p)[w] = from[w];
+      quit = *const_cast<volatile int *>(&state->stopping);
+      // The kernel's arguments, read once a block (they are in host memory).
+      if (!quit && p.kernel_object == 1)
+        args = *static_cast<const VaddArgs *>(p.kernarg);
+    }
+    ++seen;
+    __syncthreads();
+    if (quit)
+      return;
+    const unsigned groups = (p.grid_x + p.wg_x - 1) / p.wg_x;
+    for (unsigned g = blockIdx.x; g < groups; g += gridDim.x)
+      runGroup(p, args, g);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      __threadfence_system();
+      if (atomicAdd(&state->finished, 1) == gridDim.x - 1) { // The last.
+        // Stores and a reduction the GPU does not wait for.
+        *reinterpret_cast<volatile unsigned short *>(&slot->header) =
+            1; // INVALID
+        *reinterpret_cast<volatile unsigned long long *>(read_index) =
+            index + 1;
+        __threadfence_system();
+        if (p.completion_signal)
+          atomicAdd_system(
+              reinterpret_cast<unsigned long long *>(p.completion_signal),
+              ~0ull);
+      }
+    }
+  }
+}

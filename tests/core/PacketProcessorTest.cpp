@@ -14,7 +14,6 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <cstring>
 #include <thread>
 
 namespace {
@@ -41,8 +40,8 @@ TEST(PacketProcessor, SeesADoorbellStoredWithoutNotification) {
   Signal::expectSilentModifications();
   NoAgent Owner;
   AgentDispatchTable Handlers;
-  cpu::PacketProcessor Processor(Owner, 1, [] {}, {256, 256, 65536, 65536},
-                                 Handlers);
+  cpu::PacketProcessor Processor(
+      Owner, 1, [] {}, {256, 256, 65536, 65536}, Handlers);
   Queue::Config C;
   C.Owner = &Owner;
   C.Size = 16;
@@ -54,11 +53,8 @@ TEST(PacketProcessor, SeesADoorbellStoredWithoutNotification) {
 
   // A barrier-AND without dependencies or completion signal (a completion
   // signal would have to be one the runtime made): its consumption, the
-  // read index moving on, is what the test sees.
-  hsa_barrier_and_packet_t P;
-  std::memset(&P, 0, sizeof(P));
-  P.header = HSA_PACKET_TYPE_INVALID << HSA_PACKET_HEADER_TYPE;
-  std::memcpy(Q->slot(0), &P, sizeof(P));
+  // read index moving on, is what the test sees. A new queue's slots are
+  // zero past their INVALID headers, which is such a packet's body.
   const uint16_t Header =
       (HSA_PACKET_TYPE_BARRIER_AND << HSA_PACKET_HEADER_TYPE) |
       (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |

@@ -5,8 +5,8 @@
 // queue and an agent's ring) from it, so that GPU kernels reach them.
 //
 //===----------------------------------------------------------------------===//
-#include "runtime/core/Queue.h"
 #include "runtime/core/SharedHostArena.h"
+#include "runtime/core/Queue.h"
 
 #include <gtest/gtest.h>
 

@@ -257,7 +257,7 @@ kernel &k(kernarg_u64 %q, kernarg_u64 %out)
   const std::string Ptx = ptxOf(*CO);
   EXPECT_NE(Ptx.find("atom.sys.add.u64"), std::string::npos) << Ptx;
   EXPECT_NE(Ptx.find("atom.sys.cas.b64"), std::string::npos) << Ptx;
-  EXPECT_NE(Ptx.find(", 64;"), std::string::npos) << Ptx;  // Write index.
+  EXPECT_NE(Ptx.find(", 64;"), std::string::npos) << Ptx; // Write index.
   EXPECT_NE(Ptx.find("+128]"), std::string::npos) << Ptx; // Read index.
   EXPECT_NE(Ptx.find("membar.sys"), std::string::npos) << Ptx;
 }

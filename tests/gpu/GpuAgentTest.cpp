@@ -1103,8 +1103,8 @@ TEST_F(GpuAgentTest, KernelsEnqueueAgentDispatchesOnTheHost) {
                                                            answer, &Log),
             HSA_STATUS_SUCCESS);
   hsa_queue_t *HostQueue = nullptr;
-  ASSERT_EQ(hsa_queue_create(F.Host, 64, HSA_QUEUE_TYPE_MULTI, nullptr,
-                             nullptr, UINT32_MAX, UINT32_MAX, &HostQueue),
+  ASSERT_EQ(hsa_queue_create(F.Host, 64, HSA_QUEUE_TYPE_MULTI, nullptr, nullptr,
+                             UINT32_MAX, UINT32_MAX, &HostQueue),
             HSA_STATUS_SUCCESS);
   const uint64_t K = load(R"(
 prog kernel &ask(kernarg_u64 %q, kernarg_sig64 %done, kernarg_u64 %results,
