@@ -228,8 +228,8 @@ bool GpuQueueService::retire() {
       Q.reportError(HSA_STATUS_ERROR_EXCEPTION);
     } else if (__atomic_load_n(&Ctl->Trapped, __ATOMIC_ACQUIRE)) {
       // debugtrap (PRM 12.5.1, as on the CPU agent): the queue reports the
-      // exception and stops; the dispatch does not complete. (With
-      // completion on the device its signal was decremented already.)
+      // exception and stops; the dispatch does not complete (with
+      // completion on the device, the kernel after it saw the trap word).
       if (!Q.errorReported())
         log::write(log::Level::Error,
                    "a work-item executed debugtrap on the GPU (operand %llu)",
@@ -401,7 +401,9 @@ GpuQueueService::finishOnStream(hsa_signal_t Completion, uint16_t Header,
     CUresult R = CUDA_SUCCESS;
     if (How == Decrement::OnDevice) {
       uint64_t Value = Completion.handle; // A signal's value is its 1st word.
-      void *Params[] = {&Value};
+      // A dispatch that executed debugtrap does not complete (retire).
+      uint64_t Unless = Barrier ? 0 : uint64_t(uintptr_t(&Ctl->Trapped));
+      void *Params[] = {&Value, &Unless};
       R = D.LaunchKernel(Agent.deviceKernels()->SignalSub, 1, 1, 1, 1, 1, 1, 0,
                          Stream, Params, nullptr);
     }

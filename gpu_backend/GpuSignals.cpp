@@ -70,12 +70,21 @@ constexpr const char *KernelsPtx = R"(
 	ret;
 }
 
-.visible .entry openhsa_signal_sub(.param .u64 value)
+.visible .entry openhsa_signal_sub(.param .u64 value, .param .u64 unless)
 {
-	.reg .b64 %rd<3>;
+	.reg .pred %p<2>;
+	.reg .b64 %rd<5>;
 	ld.param.u64 %rd1, [value];
+	ld.param.u64 %rd3, [unless];
+	setp.eq.u64 %p1, %rd3, 0;
+	@%p1 bra $Lsub;
+	ld.volatile.u64 %rd4, [%rd3];
+	setp.ne.u64 %p1, %rd4, 0;
+	@%p1 bra $Ldone;
+$Lsub:
 	fence.sc.sys;
 	atom.sys.add.u64 %rd2, [%rd1], -1;
+$Ldone:
 	ret;
 }
 

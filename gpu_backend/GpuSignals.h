@@ -15,7 +15,10 @@
 // The device kernels are PTX text embedded here, JIT-compiled per agent:
 //   openhsa_globaltimer(out)         writes the device's nanosecond timer
 //                                    (GpuAgent::timestampOffset);
-//   openhsa_signal_sub(value)        atomically subtracts 1 (system scope);
+//   openhsa_signal_sub(value, unless)
+//                                    atomically subtracts 1 (system scope),
+//                                    unless `unless` points at a word that
+//                                    is not 0 (a dispatch's debugtrap);
 //   openhsa_barrier_or(d0..d4, cancel, completion)
 //                                    polls until one dependency is 0 (then
 //                                    decrements the completion signal) or

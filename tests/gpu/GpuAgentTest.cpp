@@ -73,7 +73,14 @@ hsa_status_t findRegions(hsa_region_t R, void *Data) {
 std::atomic<hsa_status_t> LastQueueError{HSA_STATUS_SUCCESS};
 void onQueueError(hsa_status_t S, hsa_queue_t *, void *) { LastQueueError = S; }
 
+class GpuAgentTest;
+void expectDebugTrapHalts(GpuAgentTest &T, uint64_t K, hsa_queue_t *Q,
+                          void *Out);
+
 class GpuAgentTest : public ::testing::Test {
+  friend void expectDebugTrapHalts(GpuAgentTest &, uint64_t, hsa_queue_t *,
+                                   void *);
+
 protected:
   void SetUp() override {
     ASSERT_EQ(hsa_init(), HSA_STATUS_SUCCESS);
@@ -973,8 +980,30 @@ TEST_F(GpuAgentTest, BarrierAndWaitsForACpuAgentsDispatch) {
 // PRM 12.5.1 on a GPU agent (as on the CPU agent): the work-item that
 // executes debugtrap halts, the others run on, and the queue reports
 // HSA_STATUS_ERROR_EXCEPTION and stops; the dispatch does not complete.
-TEST_F(GpuAgentTest, DebugTrapHaltsTheWorkItemAndStopsTheQueue) {
-  const uint64_t K = load(R"(
+// Completion is the queue's: CompletionOnDevice makes a queue whose
+// completion signals a kernel decrements (OPENHSA_GPU_COMPLETION=device).
+void expectDebugTrapHalts(GpuAgentTest &T, uint64_t K, hsa_queue_t *Q,
+                          void *Out) {
+  std::memset(Out, 0, 64 * 4);
+  hsa_signal_t Done;
+  ASSERT_EQ(hsa_signal_create(1, 0, nullptr, &Done), HSA_STATUS_SUCCESS);
+  uint64_t Index;
+  void *Args = Out;
+  auto *P = T.writeDispatch(Q, K, &Args, sizeof(Args), 1, {64, 1, 1},
+                            {32, 1, 1}, Done, 0, Index);
+  GpuAgentTest::publish(Q, P, HSA_PACKET_TYPE_KERNEL_DISPATCH, Index);
+  for (int I = 0; I < 10000 && LastQueueError == HSA_STATUS_SUCCESS; ++I)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(LastQueueError.load(), HSA_STATUS_ERROR_EXCEPTION);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(hsa_signal_load_scacquire(Done), 1) << "the dispatch completed";
+  auto *Words = static_cast<uint32_t *>(Out);
+  for (uint32_t I = 0; I < 64; ++I)
+    EXPECT_EQ(Words[I], I == 3 ? 1u : 2u) << "work-item " << I;
+  hsa_signal_destroy(Done);
+}
+
+const char *Trap = R"(
 prog kernel &trap(kernarg_u64 %out)
 {
 	workitemabsid_u32	$s0, 0;
@@ -989,25 +1018,26 @@ prog kernel &trap(kernarg_u64 %out)
 @on:
 	st_global_u32	2, [$d1];
 };
-)",
-                          "&trap");
+)";
+
+TEST_F(GpuAgentTest, DebugTrapHaltsTheWorkItemAndStopsTheQueue) {
+  const uint64_t K = load(Trap, "&trap");
   ASSERT_NE(K, 0u);
-  auto *Out = static_cast<uint32_t *>(allocate(F.Fine, 64 * 4));
-  std::memset(Out, 0, 64 * 4);
-  void *Args = Out;
-  hsa_signal_t Done;
-  ASSERT_EQ(hsa_signal_create(1, 0, nullptr, &Done), HSA_STATUS_SUCCESS);
-  uint64_t Index;
-  auto *P = writeDispatch(Queue, K, &Args, sizeof(Args), 1, {64, 1, 1},
-                          {32, 1, 1}, Done, 0, Index);
-  publish(Queue, P, HSA_PACKET_TYPE_KERNEL_DISPATCH, Index);
-  for (int I = 0; I < 10000 && LastQueueError == HSA_STATUS_SUCCESS; ++I)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  EXPECT_EQ(LastQueueError.load(), HSA_STATUS_ERROR_EXCEPTION);
-  EXPECT_EQ(hsa_signal_load_scacquire(Done), 1) << "the dispatch completed";
-  for (uint32_t I = 0; I < 64; ++I)
-    EXPECT_EQ(Out[I], I == 3 ? 1u : 2u) << "work-item " << I;
-  hsa_signal_destroy(Done);
+  expectDebugTrapHalts(*this, K, Queue, allocate(F.Fine, 64 * 4));
+}
+
+TEST_F(GpuAgentTest, DebugTrapStopsTheDispatchWithCompletionOnTheDevice) {
+  const uint64_t K = load(Trap, "&trap");
+  ASSERT_NE(K, 0u);
+  setenv("OPENHSA_GPU_COMPLETION", "device", 1);
+  hsa_queue_t *OnDevice = nullptr;
+  const hsa_status_t S =
+      hsa_queue_create(F.Gpu, 64, HSA_QUEUE_TYPE_MULTI, onQueueError, nullptr,
+                       UINT32_MAX, UINT32_MAX, &OnDevice);
+  unsetenv("OPENHSA_GPU_COMPLETION");
+  ASSERT_EQ(S, HSA_STATUS_SUCCESS);
+  expectDebugTrapHalts(*this, K, OnDevice, allocate(F.Fine, 64 * 4));
+  hsa_queue_destroy(OnDevice);
 }
 
 // Signal instructions in a GPU kernel (PRM 6.8) are system-scope atomics on
