@@ -319,6 +319,35 @@ struct StencilCase {
   }
 };
 
+// The same kernels with other work-group shapes (the application's
+// choice): stencil's groups as rows of 256 work-items, nbody's as 64
+// work-items (128 groups instead of 32, for 16 workers).
+struct StencilRowsCase : StencilCase {
+  void hsail(DispatchFixture &F, uint64_t K) {
+    struct {
+      const float *In;
+      float *Out;
+      uint32_t W;
+    } Args{In.data(), OH.data(), W};
+    const uint32_t Grid[3] = {W - 2, H - 2, 1};
+    const uint16_t Group[3] = {256, 1, 1};
+    dispatchAndWait(F, K, &Args, 2, Grid, Group);
+  }
+};
+struct NbodyGroups64Case : NbodyCase {
+  void hsail(DispatchFixture &F, uint64_t K) {
+    struct {
+      const float *Pos, *Vel;
+      float *PosOut, *VelOut;
+      uint32_t N;
+      float Dt, Eps2;
+    } Args{Pos.data(), Vel.data(), PH.data(), VH.data(), N, Dt, Eps2};
+    const uint32_t Grid[3] = {N, 1, 1};
+    const uint16_t Group[3] = {64, 1, 1};
+    dispatchAndWait(F, K, &Args, 1, Grid, Group);
+  }
+};
+
 struct HistogramCase {
   static constexpr const char *File = "histogram.hsail", *Symbol = "&histogram";
   std::vector<uint32_t> In = randomU32(VectorN, UINT32_MAX, 10),
@@ -467,6 +496,15 @@ SIMD_BENCHMARKS(Stencil);
 SIMD_BENCHMARKS(Histogram);
 SIMD_REFERENCE(Histogram, Private);
 SIMD_BENCHMARKS(BinarySearch);
+
+void BM_StencilRowsHsail(benchmark::State &S) {
+  hsailBench<StencilRowsCase>(S, false);
+}
+void BM_NbodyGroups64Hsail(benchmark::State &S) {
+  hsailBench<NbodyGroups64Case>(S, false);
+}
+BENCHMARK(BM_StencilRowsHsail)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_NbodyGroups64Hsail)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 } // namespace
 

@@ -192,6 +192,69 @@ TEST_F(EndToEnd, WorkItemQueriesAndBranches) {
   EXPECT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
 }
 
+// A kernel without barriers or group memory runs a chunk's work-groups of
+// one grid row row of work-items by row of work-items (its row function,
+// finalizer/CpuTarget.cpp): every work-item still sees its own work-group's
+// ids and sizes, with partial work-groups in all three dimensions.
+TEST_F(EndToEnd, RowsOfWorkGroupsSeeTheirOwnIds) {
+  hsa_code_object_t CO = finalizeText(R"(
+module &m:1:0:$full:$large:$default;
+prog kernel &ids3(kernarg_u64 %out)
+{
+	workitemflatabsid_u32	$s0;
+	cvt_u64_u32	$d0, $s0;
+	mul_u64	$d0, $d0, 32;
+	ld_kernarg_u64	$d1, [%out];
+	add_u64	$d1, $d1, $d0;
+	workgroupid_u32	$s1, 0;
+	st_global_u32	$s1, [$d1];
+	workgroupid_u32	$s1, 1;
+	st_global_u32	$s1, [$d1+4];
+	workgroupid_u32	$s1, 2;
+	st_global_u32	$s1, [$d1+8];
+	workitemid_u32	$s1, 0;
+	st_global_u32	$s1, [$d1+12];
+	workitemid_u32	$s1, 1;
+	st_global_u32	$s1, [$d1+16];
+	workitemid_u32	$s1, 2;
+	st_global_u32	$s1, [$d1+20];
+	currentworkgroupsize_u32	$s1, 0;
+	st_global_u32	$s1, [$d1+24];
+	currentworkgroupsize_u32	$s1, 1;
+	st_global_u32	$s1, [$d1+28];
+};
+)");
+  ASSERT_NE(CO.handle, 0u);
+  hsa_executable_t E = loadFrozen(CO);
+  const std::array<uint32_t, 3> Grid{1000, 37, 3};
+  const std::array<uint16_t, 3> Wg{16, 8, 2};
+  const size_t Items = size_t(Grid[0]) * Grid[1] * Grid[2];
+  std::vector<std::array<uint32_t, 8>> Out(Items);
+  for (auto &R : Out)
+    R.fill(0xffffffff);
+  void *Args = Out.data();
+  ASSERT_TRUE(dispatch(kernel(E, "&ids3"), &Args, sizeof(Args), 3, Grid, Wg));
+  for (uint32_t Z = 0; Z < Grid[2]; ++Z)
+    for (uint32_t Y = 0; Y < Grid[1]; ++Y)
+      for (uint32_t X = 0; X < Grid[0]; ++X) {
+        const uint32_t Gx = X / Wg[0], Gy = Y / Wg[1], Gz = Z / Wg[2];
+        const std::array<uint32_t, 8> Expected{
+            Gx,
+            Gy,
+            Gz,
+            X % Wg[0],
+            Y % Wg[1],
+            Z % Wg[2],
+            std::min<uint32_t>(Wg[0], Grid[0] - Gx * Wg[0]),
+            std::min<uint32_t>(Wg[1], Grid[1] - Gy * Wg[1])};
+        ASSERT_EQ(Out[X + Y * Grid[0] + size_t(Z) * Grid[0] * Grid[1]],
+                  Expected)
+            << "work-item (" << X << ", " << Y << ", " << Z << ")";
+      }
+  EXPECT_EQ(hsa_executable_destroy(E), HSA_STATUS_SUCCESS);
+  EXPECT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
+}
+
 TEST_F(EndToEnd, ArithmeticAndSegments) {
   hsa_code_object_t CO = finalizeText(VectorAddHsail);
   ASSERT_NE(CO.handle, 0u);

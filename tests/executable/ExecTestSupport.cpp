@@ -308,6 +308,13 @@ std::string ExecTest::symbolName(hsa_executable_symbol_t S) {
 
 bool ExecTest::dispatch(hsa_executable_symbol_t Kernel, const void *Args,
                         size_t ArgBytes, uint32_t Grid, uint16_t WorkGroup) {
+  return dispatch(Kernel, Args, ArgBytes, 1, {Grid, 1, 1}, {WorkGroup, 1, 1});
+}
+
+bool ExecTest::dispatch(hsa_executable_symbol_t Kernel, const void *Args,
+                        size_t ArgBytes, unsigned Dims,
+                        const std::array<uint32_t, 3> &Grid,
+                        const std::array<uint16_t, 3> &WorkGroup) {
   if (!Queue &&
       hsa_queue_create(Cpu, 64, HSA_QUEUE_TYPE_SINGLE, nullptr, nullptr,
                        UINT32_MAX, UINT32_MAX, &Queue) != HSA_STATUS_SUCCESS) {
@@ -336,13 +343,13 @@ bool ExecTest::dispatch(hsa_executable_symbol_t Kernel, const void *Args,
 
   hsa_kernel_dispatch_packet_t P;
   std::memset(&P, 0, sizeof(P));
-  P.setup = uint16_t(1u << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS);
-  P.workgroup_size_x = WorkGroup;
-  P.workgroup_size_y = 1;
-  P.workgroup_size_z = 1;
-  P.grid_size_x = Grid;
-  P.grid_size_y = 1;
-  P.grid_size_z = 1;
+  P.setup = uint16_t(Dims << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS);
+  P.workgroup_size_x = WorkGroup[0];
+  P.workgroup_size_y = WorkGroup[1];
+  P.workgroup_size_z = WorkGroup[2];
+  P.grid_size_x = Grid[0];
+  P.grid_size_y = Grid[1];
+  P.grid_size_z = Grid[2];
   P.group_segment_size = GroupSize;
   P.private_segment_size = PrivateSize;
   P.kernel_object = Object;

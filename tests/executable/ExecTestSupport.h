@@ -16,6 +16,8 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -130,6 +132,11 @@ public:
   /// the completion signal did not reach 0 in time.
   bool dispatch(hsa_executable_symbol_t Kernel, const void *Args,
                 size_t ArgBytes, uint32_t Grid, uint16_t WorkGroup);
+  /// The same in Dims dimensions (unused ones 1).
+  bool dispatch(hsa_executable_symbol_t Kernel, const void *Args,
+                size_t ArgBytes, unsigned Dims,
+                const std::array<uint32_t, 3> &Grid,
+                const std::array<uint16_t, 3> &WorkGroup);
 
   hsa_agent_t Cpu{0};
   hsa_isa_t Isa{0};
