@@ -65,20 +65,8 @@ struct DispatchConstraints {
   }
 };
 
-/// Runs work-groups GxBegin..GxEnd-1 (GxBegin < GxEnd) of the grid row of
-/// Y and Z group ids Gy, Gz, as Entry would one after the other.
-using RowFunction = void (*)(const void *Kernarg,
-                             const hsa_ext_openhsa_dispatch_context_t *Context,
-                             uint32_t GxBegin, uint32_t GxEnd, uint32_t Gy,
-                             uint32_t Gz);
-
 struct KernelDescriptor {
   hsa_ext_openhsa_workgroup_fn_t Entry = nullptr;
-  /// Finalized kernels whose work-items are independent (no barriers, no
-  /// group memory): Entry for a row of work-groups, whose rows of
-  /// work-items it runs in turn across all of them (memory streams row by
-  /// row of the grid); null otherwise. Chunks of work-groups use it.
-  RowFunction RowEntry = nullptr;
   void *UserData = nullptr;
   /// Kernels of GPU agents: the gpu::GpuKernel to launch (Entry is null).
   const void *DeviceKernel = nullptr;

@@ -578,7 +578,6 @@ namespace {
 struct GroupRun {
   const hsa_ext_openhsa_dispatch_context_t *Context;
   hsa_ext_openhsa_workgroup_fn_t Entry;
-  RowFunction RowEntry; // May be null.
   const void *Kernarg;
   uint64_t Begin, End, GroupsX, GroupsXY;
   const std::atomic<bool> *Stopped;   // The dispatch's.
@@ -598,25 +597,15 @@ void runGroups(void *Data) {
   uint64_t Y = Rem / R.GroupsX;
   uint64_t X = Rem - Y * R.GroupsX;
   const uint64_t GroupsY = R.GroupsXY / R.GroupsX;
-  for (uint64_t G = R.Begin; G < R.End;) {
+  for (uint64_t G = R.Begin; G < R.End; ++G) {
     if (R.Stopped->load(std::memory_order_relaxed))
       return;
     if (R.Cancelled->load(std::memory_order_relaxed)) {
       R.SkippedCancelled = true;
       return;
     }
-    // The chunk's work-groups in this row of the grid, at once where the
-    // kernel has a row function.
-    const uint64_t InRow =
-        R.RowEntry ? std::min(R.End - G, R.GroupsX - X) : uint64_t(1);
-    if (InRow > 1)
-      R.RowEntry(R.Kernarg, R.Context, uint32_t(X), uint32_t(X + InRow),
-                 uint32_t(Y), uint32_t(Z));
-    else
-      R.Entry(R.Kernarg, R.Context, uint32_t(X), uint32_t(Y), uint32_t(Z));
-    G += InRow;
-    X += InRow;
-    if (X == R.GroupsX) {
+    R.Entry(R.Kernarg, R.Context, uint32_t(X), uint32_t(Y), uint32_t(Z));
+    if (++X == R.GroupsX) {
       X = 0;
       if (++Y == GroupsY) {
         Y = 0;
@@ -661,7 +650,6 @@ bool PacketProcessor::runWorkGroups(DispatchJob &Job, uint64_t Begin,
   }
   GroupRun Run{&C,
                Job.Kernel->Entry,
-               Job.Kernel->RowEntry,
                Job.Packet.kernarg_address,
                Begin,
                End,

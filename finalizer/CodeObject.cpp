@@ -52,7 +52,6 @@ std::vector<uint8_t> CodeObject::serialize() const {
         {"module", K.ModuleName},
         {"program_linkage", K.ProgramLinkage},
         {"entry", K.EntrySymbol},
-        {"row_entry", K.RowEntrySymbol},
         {"kernarg_size", K.KernargSegmentSize},
         {"kernarg_align", K.KernargSegmentAlignment},
         {"group_size", K.GroupSegmentSize},
@@ -255,9 +254,6 @@ llvm::Expected<CodeObject> CodeObject::deserialize(llvm::ArrayRef<uint8_t> In) {
         return E;
     if (O->get("scalar_reason"))
       if (auto E = Str(*O, "scalar_reason", K.ScalarReason))
-        return E;
-    if (O->get("row_entry"))
-      if (auto E = Str(*O, "row_entry", K.RowEntrySymbol))
         return E;
     if (O->get("gpu_grid_guard"))
       if (auto E = Bool(*O, "gpu_grid_guard", K.GpuGridGuard))

@@ -24,11 +24,6 @@ struct KernelSymbol {
   std::string ModuleName; // HSAIL module name, e.g. "&vadd".
   bool ProgramLinkage = true;
   std::string EntrySymbol; // Object symbol of the work-group function.
-  /// CPU kernels without barriers or group memory: the object symbol of
-  /// the function that runs a row of work-groups (same Y and Z ids) row of
-  /// work-items by row of work-items (finalizer/CpuTarget.cpp); empty if
-  /// none.
-  std::string RowEntrySymbol;
   uint32_t KernargSegmentSize = 0;
   uint32_t KernargSegmentAlignment = 16;
   uint32_t GroupSegmentSize = 0;   // Static group memory per work-group.

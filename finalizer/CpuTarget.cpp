@@ -7,9 +7,7 @@
 
 #include "hsa/hsa_ext_openhsa.h"
 
-#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/IR/IRBuilder.h"
-#include "llvm/IR/InstIterator.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Transforms/Scalar/SCCP.h"
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
@@ -430,126 +428,12 @@ llvm::Function *regionCopy(llvm::Function &V, unsigned At) {
   return R;
 }
 
-/// The packet's kernarg block holds all the kernel's arguments (PRM 4.21),
-/// each at its natural alignment: loads of arguments may move out of
-/// work-item loops and branches. 8, not the segment's 16: callers often
-/// pass an 8-aligned struct, and this must not license 16-byte aligned
-/// vector loads of it. F takes the block as its first argument.
-void addKernargAttributes(llvm::Function &F, const LoweredKernel &K) {
-  if (!K.Symbol.KernargSegmentSize)
-    return;
-  llvm::LLVMContext &C = F.getContext();
-  F.addParamAttr(0, llvm::Attribute::getWithDereferenceableBytes(
-                        C, K.Symbol.KernargSegmentSize));
-  F.addParamAttr(
-      0, llvm::Attribute::getWithAlignment(
-             C, llvm::Align(std::min(8u, K.Symbol.KernargSegmentAlignment))));
-}
-
-/// Whether F, or a function it calls, addresses the group segment.
-bool usesGroupMemory(llvm::Function &F) {
-  llvm::SmallVector<llvm::Function *, 8> Work{&F};
-  llvm::SmallPtrSet<llvm::Function *, 8> Seen{&F};
-  while (!Work.empty()) {
-    llvm::Function *G = Work.pop_back_val();
-    for (llvm::Instruction &I : llvm::instructions(*G)) {
-      auto *Call = llvm::dyn_cast<llvm::CallBase>(&I);
-      if (!Call)
-        continue;
-      llvm::Function *Callee = Call->getCalledFunction();
-      if (!Callee) // An indirect call: anything.
-        return true;
-      if (Callee->getName() == query::GroupBase)
-        return true;
-      if (!Callee->isDeclaration() && Seen.insert(Callee).second)
-        Work.push_back(Callee);
-    }
-  }
-  return false;
-}
-
-/// For a kernel without barriers or group memory, whose work-items are
-/// independent: the work-groups GxBegin..GxEnd-1 of one row of the grid
-/// (same Y and Z group ids), as `void (kernarg, ctx, GxBegin, GxEnd, Gy,
-/// Gz)`, run row of work-items by row of work-items across all of them.
-/// So a thread that runs a chunk of work-groups walks its rows of the
-/// grid end to end (streams the hardware prefetcher follows) instead of a
-/// tile at a time: a 5-point stencil in 16x16 groups ran 1.9x slower tile
-/// by tile. Each row of a work-group still runs in its waves, with that
-/// work-group's ids.
-llvm::Function *buildRowFunction(llvm::Module &M, LoweredKernel &K,
-                                 llvm::Function *VecBody, unsigned W) {
-  llvm::LLVMContext &C = M.getContext();
-  auto *PtrTy = llvm::PointerType::get(C, 0);
-  auto *I32 = llvm::Type::getInt32Ty(C);
-  auto *FnTy = llvm::FunctionType::get(
-      llvm::Type::getVoidTy(C), {PtrTy, PtrTy, I32, I32, I32, I32}, false);
-  llvm::Function *F =
-      llvm::Function::Create(FnTy, llvm::GlobalValue::ExternalLinkage,
-                             "openhsa.wgrow." + K.Symbol.Name.substr(1), M);
-  // Called by the work-group function too: one copy of the body.
-  F->addFnAttr(llvm::Attribute::NoInline);
-  addKernargAttributes(*F, K);
-  llvm::Value *Kernarg = F->getArg(0), *Context = F->getArg(1);
-  llvm::IRBuilder<> B(llvm::BasicBlock::Create(C, "entry", F));
-  auto *WiTy = workItemType(C);
-  llvm::Value *Wi = B.CreateAlloca(WiTy);
-  B.CreateStore(Context, B.CreateStructGEP(WiTy, Wi, WiContext));
-  auto Field = [&](unsigned Which, unsigned D) {
-    return B.CreateGEP(WiTy, Wi,
-                       {B.getInt32(0), B.getInt32(Which), B.getInt32(D)});
-  };
-  // Group D's work-items: min(size, grid - first), partial at the far edge.
-  auto SetGroup = [&](unsigned D, llvm::Value *Id) {
-    B.CreateStore(Id, Field(WiGroup, D));
-    llvm::Value *Size =
-        contextField(B, Wi, offsetof(Ctx, workgroup_size), I32, B.getInt32(D));
-    llvm::Value *Grid =
-        contextField(B, Wi, offsetof(Ctx, grid_size), I32, B.getInt32(D));
-    llvm::Value *Current = B.CreateBinaryIntrinsic(
-        llvm::Intrinsic::umin, Size, B.CreateSub(Grid, B.CreateMul(Id, Size)));
-    B.CreateStore(Current, Field(WiCurrentSize, D));
-    return Current;
-  };
-  llvm::Value *CurrentZ = SetGroup(2, F->getArg(5));
-  llvm::Value *CurrentY = SetGroup(1, F->getArg(4));
-  llvm::Value *GxBegin = F->getArg(2), *GxEnd = F->getArg(3);
-  emitLoop(B, CurrentZ, "z", [&](llvm::Value *Z) {
-    B.CreateStore(Z, Field(WiLocal, 2));
-    emitLoop(B, CurrentY, "y", [&](llvm::Value *Y) {
-      B.CreateStore(Y, Field(WiLocal, 1));
-      // GxBegin < GxEnd: the caller passes at least one work-group.
-      emitLoop(B, B.CreateSub(GxEnd, GxBegin), "gx", [&](llvm::Value *I) {
-        llvm::Value *CurrentX = SetGroup(0, B.CreateAdd(GxBegin, I));
-        if (VecBody) {
-          emitWaveLoop(B, Field(WiLocal, 0), CurrentX, W,
-                       [&](llvm::Value *, llvm::Value *Mask) {
-                         B.CreateCall(VecBody, {Kernarg, Wi, Mask});
-                       });
-        } else {
-          emitLoop(B, CurrentX, "x", [&](llvm::Value *X) {
-            B.CreateStore(X, Field(WiLocal, 0));
-            B.CreateCall(K.Body, {Kernarg, Wi});
-          });
-        }
-      });
-    });
-  });
-  B.CreateRetVoid();
-  if (VecBody)
-    inlineVectorBody(F, VecBody);
-  return F;
-}
-
 /// FlatBody, for kernels whose wavefronts must be HSAIL's (cross-lane
 /// operations, wavebarrier), runs groups whose rows are not whole waves.
-/// RowFunction (buildRowFunction), where the kernel has one, runs its
-/// work-group instead.
 llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
                                        llvm::Function *VecBody,
                                        llvm::Function *FlatBody, unsigned W,
-                                       uint64_t GroupFileOffset,
-                                       llvm::Function *RowFunction) {
+                                       uint64_t GroupFileOffset) {
   llvm::LLVMContext &C = M.getContext();
   auto *PtrTy = llvm::PointerType::get(C, 0);
   auto *I32 = llvm::Type::getInt32Ty(C);
@@ -558,8 +442,20 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
   const std::string Name = "openhsa.wg." + K.Symbol.Name.substr(1);
   llvm::Function *F =
       llvm::Function::Create(FnTy, llvm::GlobalValue::ExternalLinkage, Name, M);
-  for (llvm::Function *G : {F, K.Body})
-    addKernargAttributes(*G, K);
+  // The packet's kernarg block holds all the kernel's arguments (PRM 4.21),
+  // each at its natural alignment: loads of arguments may move out of
+  // work-item loops and branches. 8, not the segment's 16: callers often
+  // pass an 8-aligned struct, and this must not license 16-byte aligned
+  // vector loads of it.
+  if (K.Symbol.KernargSegmentSize)
+    for (llvm::Function *G : {F, K.Body}) {
+      G->addParamAttr(0, llvm::Attribute::getWithDereferenceableBytes(
+                             C, K.Symbol.KernargSegmentSize));
+      G->addParamAttr(
+          0,
+          llvm::Attribute::getWithAlignment(
+              C, llvm::Align(std::min(8u, K.Symbol.KernargSegmentAlignment))));
+    }
   llvm::Value *Kernarg = F->getArg(0), *Context = F->getArg(1);
   llvm::Value *Group[3] = {F->getArg(2), F->getArg(3), F->getArg(4)};
 
@@ -591,14 +487,7 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
   };
   llvm::Value *Local[3] = {LocalPtr(0), LocalPtr(1), LocalPtr(2)};
 
-  if (RowFunction) {
-    // One work-group is a row of one (the row function stays out of line:
-    // its body exists once).
-    B.CreateCall(RowFunction,
-                 {Kernarg, Context, Group[0],
-                  B.CreateAdd(Group[0], B.getInt32(1)), Group[1], Group[2]});
-    B.CreateRetVoid();
-  } else if (!K.UsesBarrier && VecBody) {
+  if (!K.UsesBarrier && VecBody) {
     if (FlatBody) {
       auto *Rows = llvm::BasicBlock::Create(C, "rows", F);
       auto *Flat = llvm::BasicBlock::Create(C, "flat", F);
@@ -964,20 +853,13 @@ llvm::Error buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
     GroupFileOffsets.push_back(GroupFileOffset);
   }
   defineQueries(M);
-  for (size_t I = 0; I < Program.Kernels.size(); ++I) {
-    LoweredKernel &K = Program.Kernels[I];
-    llvm::Function *Rows = nullptr;
-    if (!K.UsesBarrier && !FlatBodies[I] && K.Symbol.GroupSegmentSize == 0 &&
-        !usesGroupMemory(VecBodies[I] ? *VecBodies[I] : *K.Body)) {
-      Rows = buildRowFunction(M, K, VecBodies[I], K.Symbol.VectorWidth);
-      K.Symbol.RowEntrySymbol = Rows->getName().str();
-    }
-    K.Symbol.EntrySymbol =
-        buildWorkGroupFunction(M, K, VecBodies[I], FlatBodies[I],
-                               K.Symbol.VectorWidth, GroupFileOffsets[I], Rows)
+  for (size_t I = 0; I < Program.Kernels.size(); ++I)
+    Program.Kernels[I].Symbol.EntrySymbol =
+        buildWorkGroupFunction(
+            M, Program.Kernels[I], VecBodies[I], FlatBodies[I],
+            Program.Kernels[I].Symbol.VectorWidth, GroupFileOffsets[I])
             ->getName()
             .str();
-  }
   keepNullAccesses(M); // The work-group functions and queries defined here.
   return llvm::Error::success();
 }

@@ -164,16 +164,11 @@ LoadedObject::load(const CodeObject &CO,
   // Resolve every kernel now so a missing symbol is an error at load time,
   // not at the first dispatch.
   for (const KernelSymbol &K : CO.Kernels)
-    for (const std::string *Symbol : {&K.EntrySymbol, &K.RowEntrySymbol}) {
-      if (Symbol == &K.RowEntrySymbol && Symbol->empty())
-        continue; // No row function.
-      if (auto A = L->address(*Symbol); !A) {
-        std::string Message = llvm::toString(A.takeError());
-        if (!Reasons->empty())
-          Message = *Reasons + " (" + Message + ")";
-        return llvm::createStringError("cannot load the code object: " +
-                                       Message);
-      }
+    if (auto A = L->address(K.EntrySymbol); !A) {
+      std::string Message = llvm::toString(A.takeError());
+      if (!Reasons->empty())
+        Message = *Reasons + " (" + Message + ")";
+      return llvm::createStringError("cannot load the code object: " + Message);
     }
   return L;
 }

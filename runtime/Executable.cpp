@@ -472,14 +472,6 @@ hsa_status_t Executable::load(const Agent *A,
         return Fail(Entry.takeError());
       }
       D->Entry = reinterpret_cast<hsa_ext_openhsa_workgroup_fn_t>(*Entry);
-      if (!K.RowEntrySymbol.empty()) {
-        auto Rows = HostCode->address(K.RowEntrySymbol);
-        if (!Rows) {
-          delete D;
-          return Fail(Rows.takeError());
-        }
-        D->RowEntry = reinterpret_cast<cpu::RowFunction>(*Rows);
-      }
     }
     D->Owner = A;
     D->GroupSegmentSize = K.GroupSegmentSize;

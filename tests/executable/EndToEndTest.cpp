@@ -192,11 +192,11 @@ TEST_F(EndToEnd, WorkItemQueriesAndBranches) {
   EXPECT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
 }
 
-// A kernel without barriers or group memory runs a chunk's work-groups of
-// one grid row row of work-items by row of work-items (its row function,
-// finalizer/CpuTarget.cpp): every work-item still sees its own work-group's
-// ids and sizes, with partial work-groups in all three dimensions.
-TEST_F(EndToEnd, RowsOfWorkGroupsSeeTheirOwnIds) {
+// A 3-D dispatch through the runtime's dispatcher, whose workers claim
+// chunks of work-groups that span rows and planes of the grid: every
+// work-item sees its own work-group's ids and sizes, with partial
+// work-groups in all three dimensions.
+TEST_F(EndToEnd, PartialWorkGroupsInThreeDimensionsSeeTheirOwnIds) {
   hsa_code_object_t CO = finalizeText(R"(
 module &m:1:0:$full:$large:$default;
 prog kernel &ids3(kernarg_u64 %out)
