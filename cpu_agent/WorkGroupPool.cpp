@@ -4,14 +4,23 @@
 #include "runtime/core/Clock.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace openhsa::cpu {
 
 namespace {
-/// How long an idle worker polls for the next job before it sleeps: long
-/// enough to catch the next dispatch of a program that dispatches back to
-/// back, short enough that an idle process costs nothing.
-constexpr uint64_t WorkerSpinNs = 50'000;
+/// How long an idle worker polls for the next job (yielding its CPU
+/// between polls) before it sleeps, OPENHSA_CPU_WORKER_SPIN_US: long enough
+/// to catch the next dispatch of a program that dispatches back to back.
+/// Waking a sleeping worker took up to a millisecond or more on the GPU
+/// machine's 16-core Xeon (a VM): with 50 us, nbody's 32 work-groups of
+/// about 1 ms on 16 workers took 4.99 ms against the twin's 3.01, with 1 ms
+/// 3.30 against 2.57 (benchmarks/README.md). An idle process is not
+/// affected: workers sleep once the spin has passed.
+const uint64_t WorkerSpinNs = [] {
+  const char *E = std::getenv("OPENHSA_CPU_WORKER_SPIN_US");
+  return E && *E ? std::strtoull(E, nullptr, 10) * 1000 : 1'000'000;
+}();
 } // namespace
 
 bool GroupJob::runChunk(unsigned Slot, unsigned Runners, uint64_t MaxChunk) {
