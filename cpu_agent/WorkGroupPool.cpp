@@ -12,11 +12,13 @@ namespace {
 /// How long an idle worker polls for the next job (yielding its CPU
 /// between polls) before it sleeps, OPENHSA_CPU_WORKER_SPIN_US: long enough
 /// to catch the next dispatch of a program that dispatches back to back.
-/// Waking a sleeping worker took up to a millisecond or more on the GPU
-/// machine's 16-core Xeon (a VM): with 50 us, nbody's 32 work-groups of
-/// about 1 ms on 16 workers took 4.99 ms against the twin's 3.01, with 1 ms
-/// 3.30 against 2.57 (benchmarks/README.md). An idle process is not
-/// affected: workers sleep once the spin has passed.
+/// On the GPU machine's 16-core Xeon (a VM) a dispatch of few long
+/// work-groups ran slower the sooner the workers slept: nbody's 32
+/// work-groups of about 1 ms on 16 workers took 4.5-5.0 ms with 50 us,
+/// 3.3-4.4 ms with 1 ms and 2.7 ms with 20 ms (its twin 2.4-3.0 ms;
+/// benchmarks/README.md). 1 ms is the compromise with the CPU a program
+/// burns between sparse dispatches; an idle process is not affected
+/// (workers sleep once the spin has passed).
 const uint64_t WorkerSpinNs = [] {
   const char *E = std::getenv("OPENHSA_CPU_WORKER_SPIN_US");
   return E && *E ? std::strtoull(E, nullptr, 10) * 1000 : 1'000'000;
