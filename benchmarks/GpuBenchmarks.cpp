@@ -347,13 +347,7 @@ void BM_GpuEmptyDispatchCuda(benchmark::State &State) {
 /// Kernel objects are the grid's own: 0 empty, 1 vector add.
 class PersistentProcessor {
 public:
-  struct Packet {
-    uint16_t Header, Setup, Wg[3], Reserved0;
-    uint32_t Grid[3], PrivateSize, GroupSize;
-    uint64_t KernelObject;
-    void *Kernarg;
-    uint64_t Reserved2, Completion;
-  };
+  using Packet = hsa_kernel_dispatch_packet_t;
   static constexpr uint32_t Slots = 64;
 
   PersistentProcessor(Gpu *G, unsigned Blocks) : G(G) {
@@ -361,7 +355,7 @@ public:
                               reinterpret_cast<void **>(&Ring)),
           "ring");
     for (uint32_t I = 0; I < Slots; ++I)
-      Ring[I].Header = HSA_PACKET_TYPE_INVALID;
+      Ring[I].header = HSA_PACKET_TYPE_INVALID;
     Words = reinterpret_cast<uint64_t *>(Ring + Slots); // read index, stop
     Words[0] = Words[1] = 0;
     State = G->allocate(256);
@@ -390,13 +384,14 @@ public:
   void dispatch(uint64_t Kernel, void *Kernarg, uint32_t Grid, uint16_t Wg) {
     Packet &P = Ring[Next++ % Slots];
     std::memset(reinterpret_cast<char *>(&P) + 4, 0, sizeof(P) - 4);
-    P.Wg[0] = Wg;
-    P.Wg[1] = P.Wg[2] = 1;
-    P.Grid[0] = Grid;
-    P.Grid[1] = P.Grid[2] = 1;
-    P.KernelObject = Kernel;
-    P.Kernarg = Kernarg;
-    P.Completion = Done.handle; // The value word leads the signal.
+    P.workgroup_size_x = Wg;
+    P.workgroup_size_y = P.workgroup_size_z = 1;
+    P.grid_size_x = Grid;
+    P.grid_size_y = P.grid_size_z = 1;
+    P.kernel_object = Kernel;
+    P.kernarg_address = Kernarg;
+    // The grid decrements the signal's value, its first word.
+    P.completion_signal = Done;
     hsa_signal_store_relaxed(Done, 1);
     std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t *>(&P))
         .store(Gpu::header(HSA_PACKET_TYPE_KERNEL_DISPATCH) | (1u << 16),
