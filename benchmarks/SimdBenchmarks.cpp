@@ -277,6 +277,7 @@ struct NbodyCase {
                      VH = std::vector<float>(size_t(N) * 4),
                      PN = std::vector<float>(size_t(N) * 4),
                      VN = std::vector<float>(size_t(N) * 4);
+  uint16_t Group[3] = {256, 1, 1}; // NbodyGroups64Case: another shape.
   void hsail(DispatchFixture &F, uint64_t K) {
     struct {
       const float *Pos, *Vel;
@@ -285,7 +286,6 @@ struct NbodyCase {
       float Dt, Eps2;
     } Args{Pos.data(), Vel.data(), PH.data(), VH.data(), N, Dt, Eps2};
     const uint32_t Grid[3] = {N, 1, 1};
-    const uint16_t Group[3] = {256, 1, 1};
     dispatchAndWait(F, K, &Args, 1, Grid, Group);
   }
   void native() {
@@ -303,6 +303,7 @@ struct StencilCase {
   std::vector<float> In = randomFloats(size_t(W) * H, 0, 1, 9),
                      OH = std::vector<float>(size_t(W) * H),
                      ON = std::vector<float>(size_t(W) * H);
+  uint16_t Group[3] = {16, 16, 1}; // StencilRowsCase: another shape.
   void hsail(DispatchFixture &F, uint64_t K) {
     struct {
       const float *In;
@@ -310,7 +311,6 @@ struct StencilCase {
       uint32_t W;
     } Args{In.data(), OH.data(), W};
     const uint32_t Grid[3] = {W - 2, H - 2, 1};
-    const uint16_t Group[3] = {16, 16, 1};
     dispatchAndWait(F, K, &Args, 2, Grid, Group);
   }
   void native() { simd::stencil(In.data(), ON.data(), W, H); }
@@ -323,29 +323,10 @@ struct StencilCase {
 // choice): stencil's groups as rows of 256 work-items, nbody's as 64
 // work-items (128 groups instead of 32, for 16 workers).
 struct StencilRowsCase : StencilCase {
-  void hsail(DispatchFixture &F, uint64_t K) {
-    struct {
-      const float *In;
-      float *Out;
-      uint32_t W;
-    } Args{In.data(), OH.data(), W};
-    const uint32_t Grid[3] = {W - 2, H - 2, 1};
-    const uint16_t Group[3] = {256, 1, 1};
-    dispatchAndWait(F, K, &Args, 2, Grid, Group);
-  }
+  StencilRowsCase() { Group[0] = 256, Group[1] = 1; }
 };
 struct NbodyGroups64Case : NbodyCase {
-  void hsail(DispatchFixture &F, uint64_t K) {
-    struct {
-      const float *Pos, *Vel;
-      float *PosOut, *VelOut;
-      uint32_t N;
-      float Dt, Eps2;
-    } Args{Pos.data(), Vel.data(), PH.data(), VH.data(), N, Dt, Eps2};
-    const uint32_t Grid[3] = {N, 1, 1};
-    const uint16_t Group[3] = {64, 1, 1};
-    dispatchAndWait(F, K, &Args, 1, Grid, Group);
-  }
+  NbodyGroups64Case() { Group[0] = 64; }
 };
 
 struct HistogramCase {
