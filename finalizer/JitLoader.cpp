@@ -3,6 +3,7 @@
 
 #include "finalizer/Codegen.h"
 #include "finalizer/ObjectCheck.h"
+#include "finalizer/PerfMap.h"
 #include "finalizer/RuntimeHelpers.h"
 
 #include "llvm/ExecutionEngine/JITLink/JITLinkMemoryManager.h"
@@ -119,8 +120,11 @@ LoadedObject::load(const CodeObject &CO,
                 auto MemMgr = llvm::jitlink::InProcessMemoryManager::Create();
                 if (!MemMgr)
                   return MemMgr.takeError();
-                return std::make_unique<llvm::orc::ObjectLinkingLayer>(
+                auto Layer = std::make_unique<llvm::orc::ObjectLinkingLayer>(
                     ES, std::move(*MemMgr));
+                if (auto PerfMap = makePerfMapPlugin())
+                  Layer->addPlugin(std::move(PerfMap));
+                return Layer;
               })
           .create();
   if (!J)

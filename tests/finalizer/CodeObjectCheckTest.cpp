@@ -17,6 +17,12 @@
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Object/ELF.h"
 
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <unistd.h>
+
 using namespace openhsa::test;
 using openhsa::finalizer::CodeObject;
 using openhsa::finalizer::LoadedObject;
@@ -106,6 +112,39 @@ TEST_F(CodeObjectCheckTest, IntactObjectLoads) {
   std::string Why;
   EXPECT_TRUE(deserializeAndLoad(Bytes, Why)) << Why;
   EXPECT_FALSE(bool(openhsa::finalizer::checkRelocatableObject(Code.Object)));
+}
+
+// OPENHSA_PERF_MAP=1: loading writes the work-group function's address
+// and size to /tmp/perf-<pid>.map, where perf names samples in JIT code;
+// unset, nothing is written.
+TEST_F(CodeObjectCheckTest, PerfMapNamesTheLoadedFunctions) {
+  const std::string Path = "/tmp/perf-" + std::to_string(getpid()) + ".map";
+  auto Read = [&] {
+    std::ifstream In(Path);
+    return std::string(std::istreambuf_iterator<char>(In), {});
+  };
+  std::remove(Path.c_str());
+  std::string Why;
+  ASSERT_EQ(unsetenv("OPENHSA_PERF_MAP"), 0);
+  ASSERT_TRUE(deserializeAndLoad(Bytes, Why)) << Why;
+  EXPECT_EQ(Read(), "");
+  ASSERT_EQ(setenv("OPENHSA_PERF_MAP", "1", 1), 0);
+  const bool Loaded = deserializeAndLoad(Bytes, Why);
+  unsetenv("OPENHSA_PERF_MAP");
+  ASSERT_TRUE(Loaded) << Why;
+  const std::string Map = Read();
+  std::remove(Path.c_str());
+  // "<hex address> <hex size> <name>" per line.
+  const std::string Entry = Code.Kernels.at(0).EntrySymbol;
+  const size_t At = Map.find(" " + Entry + "\n");
+  ASSERT_NE(At, std::string::npos) << Map;
+  const size_t Line =
+      Map.rfind('\n', At) == std::string::npos ? 0 : Map.rfind('\n', At) + 1;
+  unsigned long long Address = 0, Size = 0;
+  ASSERT_EQ(std::sscanf(Map.c_str() + Line, "%llx %llx", &Address, &Size), 2)
+      << Map;
+  EXPECT_NE(Address, 0u);
+  EXPECT_GT(Size, 0u);
 }
 
 // Accidental damage: 1-8 random bytes overwritten anywhere. The hash
