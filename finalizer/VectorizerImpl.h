@@ -72,7 +72,8 @@ inline constexpr const char *SlotBaseMarker = "openhsa.vectorizer.slotbase";
 
 /// Where a body vectorized in rows tells the work-group function that its
 /// register file has slots the group shares (a function attribute whose
-/// value is the bytes to copy after each region: CpuTarget.cpp).
+/// value is the distance between the group's two copies, then each shared
+/// slot's offset and size: "48;12:4,20:8"; see groupRegisterSlots).
 inline constexpr const char *GroupRegistersAttr = "openhsa-group-registers";
 
 /// The stores to each register file slot (interleaveRegisterFile).

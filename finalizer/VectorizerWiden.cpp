@@ -763,7 +763,19 @@ Error Vectorizer::finish() {
     cast<Instruction>(File.Group)->eraseFromParent();
     File.Group = nullptr;
   } else if (File.Group) {
-    F.addFnAttr(GroupRegistersAttr, utostr(File.Bytes));
+    // Slot numbers follow the slots' offsets.
+    SmallVector<unsigned, 8> Shared(GroupSharedSlots.begin(),
+                                    GroupSharedSlots.end());
+    llvm::sort(Shared);
+    std::string Value = utostr(File.Bytes);
+    char Separator = ';';
+    for (unsigned Slot : Shared) {
+      Value += Separator;
+      Value +=
+          utostr(File.SlotOffsets[Slot]) + ":" + utostr(File.SlotBytes[Slot]);
+      Separator = ',';
+    }
+    F.addFnAttr(GroupRegistersAttr, Value);
   }
   guardLaneOps();
   scopeRegisterFile();

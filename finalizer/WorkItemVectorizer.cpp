@@ -399,14 +399,28 @@ vectorizeWorkItemBody(llvm::Function &S, unsigned W,
   return V;
 }
 
-uint64_t groupRegisterBytes(const llvm::Function &V) {
+GroupRegisterSlots groupRegisterSlots(const llvm::Function &V) {
   using vectorizer::GroupRegistersAttr;
-  uint64_t Bytes = 0;
-  if (V.hasFnAttribute(GroupRegistersAttr))
-    (void)V.getFnAttribute(GroupRegistersAttr)
-        .getValueAsString()
-        .getAsInteger(10, Bytes);
-  return Bytes;
+  GroupRegisterSlots R;
+  if (!V.hasFnAttribute(GroupRegistersAttr))
+    return R;
+  // "distance;offset:size,offset:size" (VectorizerWiden.cpp); written by
+  // the finalizer itself, so a malformed value is a bug: no slots.
+  auto [Distance, List] =
+      V.getFnAttribute(GroupRegistersAttr).getValueAsString().split(';');
+  if (Distance.getAsInteger(10, R.Distance))
+    return {};
+  while (!List.empty()) {
+    auto [Slot, Rest] = List.split(',');
+    auto [Offset, Size] = Slot.split(':');
+    uint64_t O = 0;
+    unsigned S = 0;
+    if (Offset.getAsInteger(10, O) || Size.getAsInteger(10, S) || !S)
+      return {};
+    R.Slots.emplace_back(O, S);
+    List = Rest;
+  }
+  return R;
 }
 
 } // namespace openhsa::finalizer

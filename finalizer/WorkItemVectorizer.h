@@ -120,11 +120,18 @@ llvm::Expected<llvm::Function *> vectorizeWorkItemBody(
     llvm::Function &S, unsigned W, const WorkItemStateLayout &State,
     VectorizeStats *Stats = nullptr, WaveLayout Layout = WaveLayout::Rows);
 
-/// Bytes of the group's register copy that the work-group function must
-/// copy after each region of vectorized body V (0: V shares no register
-/// across its waves): from GroupRegisterFileOffset + bytes to
-/// GroupRegisterFileOffset.
-uint64_t groupRegisterBytes(const llvm::Function &V);
+/// The registers vectorized body V keeps once for its group
+/// (WaveLayout::Rows): the work-group function copies each, after every
+/// region, from GroupRegisterFileOffset + Distance + Offset (the copy the
+/// region's waves wrote) to GroupRegisterFileOffset + Offset (the one the
+/// next region reads). Empty where V shares no register across its waves.
+struct GroupRegisterSlots {
+  uint64_t Distance = 0;
+  /// Offset and size in bytes of each shared register, by offset.
+  std::vector<std::pair<uint64_t, unsigned>> Slots;
+  bool empty() const { return Slots.empty(); }
+};
+GroupRegisterSlots groupRegisterSlots(const llvm::Function &V);
 
 /// The results of a vectorized resumable body (WaveLayout::Rows) at or
 /// above this value say that the waves after it in its row have nothing to

@@ -17,7 +17,9 @@
 #include "finalizer/PromoteRegisterFile.h"
 #include "finalizer/WorkItemVectorizer.h"
 
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -217,6 +219,37 @@ TEST(RegisterPromotionTest, BarrierKernelsShareRegistersAndSkipIdleWaves) {
     if (std::string(Name) == "reduction.hsail") {
       EXPECT_EQ(Stats[0].BoundedIfs, 2u) << describe(Stats[0]);
     }
+  }
+}
+
+// After each region the work-group function passes on the registers the
+// group shares register by register, as wide as the stores that wrote
+// them: a copy of the whole file (one memcpy) read wider than those
+// stores and waited for them to reach the cache (a quarter of the tree
+// reduction's time, profiled).
+TEST(RegisterPromotionTest, SharedRegistersPassOnAtTheirOwnWidth) {
+  for (const char *Name : {"sgemm_tiled.hsail", "reduction.hsail"}) {
+    SCOPED_TRACE(Name);
+    auto L = lower(benchmarkKernel(Name));
+    ASSERT_TRUE(L);
+    std::vector<finalizer::VectorizeStats> Stats;
+    ASSERT_FALSE(bool(finalizer::buildCpuWorkGroupFunctions(*L->M, L->Program,
+                                                            16, 1, &Stats)));
+    ASSERT_GE(Stats.at(0).GroupRegisters, 1u) << describe(Stats[0]);
+    const std::string Kernel = L->Program.Kernels.at(0).Symbol.Name.substr(1);
+    const llvm::Function *Wg = L->M->getFunction("openhsa.wg." + Kernel);
+    ASSERT_TRUE(Wg);
+    unsigned Copies = 0;
+    for (const llvm::Instruction &I : llvm::instructions(*Wg)) {
+      if (llvm::isa<llvm::MemTransferInst>(I))
+        ADD_FAILURE() << "a memory copy in the work-group function";
+      // The loop counter the group shares is a u32 register.
+      if (auto *St = llvm::dyn_cast<llvm::StoreInst>(&I))
+        if (auto *Ld = llvm::dyn_cast<llvm::LoadInst>(St->getValueOperand()))
+          if (Ld->getType()->isIntegerTy(32))
+            ++Copies;
+    }
+    EXPECT_GE(Copies, 1u);
   }
 }
 
