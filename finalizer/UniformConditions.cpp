@@ -5,6 +5,7 @@
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
+#include "llvm/Analysis/VectorUtils.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
@@ -32,6 +33,13 @@ struct UniformBranch {
   /// The condition the fast copy assumes: the one that leads into the
   /// body rather than straight to the latch.
   bool Assumed = true;
+  /// A vectorized wave's condition (Branch null): Cmp compares, lane by
+  /// lane, splat(Rec) + <lane constants> with a splat of Bound; the fast
+  /// copy assumes every lane's comparison is Assumed. Rec may step by any
+  /// constant; the lanes add LaneMin to LaneMax to it.
+  bool Vector = false;
+  int64_t LaneMin = 0, LaneMax = 0;
+  llvm::Value *Lane0 = nullptr; // The splat's scalar (Rec's value).
 };
 
 unsigned instructionCount(const llvm::Loop &L) {
@@ -82,6 +90,140 @@ std::optional<UniformBranch> findBranch(llvm::Loop &L,
   return std::nullopt;
 }
 
+/// The scalars of a vectorized wave's lane values: the vectorizer's ids
+/// and what was added to them are sums (adds, or `or disjoint` for lane
+/// ids) of splats, values alike in every lane, and constant vectors, which
+/// differ by lane. Splats of another vector's element (a kernarg block
+/// loaded as a vector) get an extractelement in the preheader, erased
+/// unless the loop is versioned.
+class LaneValues {
+public:
+  LaneValues(llvm::Loop &L, bool Signed) : L(L), Signed(Signed) {}
+  ~LaneValues() {
+    for (llvm::Instruction *I : Created)
+      if (I->use_empty())
+        I->eraseFromParent();
+  }
+
+  /// Adds V's terms; false if V is not such a sum.
+  bool add(llvm::Value *V, unsigned Depth = 0) {
+    if (Depth > 4)
+      return false;
+    if (auto *C = llvm::dyn_cast<llvm::ConstantDataVector>(V))
+      return addConstant(C);
+    if (llvm::isa<llvm::ConstantAggregateZero>(V))
+      return true;
+    if (llvm::Value *X = scalarOfSplat(V)) {
+      Scalars.push_back(X);
+      return true;
+    }
+    auto *Op = llvm::dyn_cast<llvm::BinaryOperator>(V);
+    if (!Op || !(Op->getOpcode() == llvm::Instruction::Add ||
+                 (Op->getOpcode() == llvm::Instruction::Or &&
+                  llvm::cast<llvm::PossiblyDisjointInst>(Op)->isDisjoint())))
+      return false;
+    return add(Op->getOperand(0), Depth + 1) &&
+           add(Op->getOperand(1), Depth + 1);
+  }
+
+  /// A scalar equal to every lane of V, or null.
+  llvm::Value *scalarOfSplat(llvm::Value *V) {
+    if (llvm::Value *X = llvm::getSplatValue(V))
+      return X;
+    auto *Shuffle = llvm::dyn_cast<llvm::ShuffleVectorInst>(V);
+    llvm::BasicBlock *Pre = L.getLoopPreheader();
+    if (!Shuffle || !Pre || L.contains(Shuffle))
+      return nullptr;
+    const int Index = llvm::getSplatIndex(Shuffle->getShuffleMask());
+    auto *Src = llvm::dyn_cast<llvm::FixedVectorType>(
+        Shuffle->getOperand(0)->getType());
+    if (Index < 0 || !Src || unsigned(Index) >= Src->getNumElements())
+      return nullptr;
+    auto *X = llvm::ExtractElementInst::Create(
+        Shuffle->getOperand(0),
+        llvm::ConstantInt::get(llvm::Type::getInt64Ty(V->getContext()), Index),
+        "uniform.lane", Pre->getTerminator()->getIterator());
+    Created.push_back(X);
+    return X;
+  }
+
+  llvm::Loop &L;
+  const bool Signed;
+  llvm::SmallVector<llvm::Value *, 4> Scalars;
+  /// The constants' sum, lane by lane (empty: none).
+  llvm::SmallVector<int64_t, 64> Lanes;
+  llvm::SmallVector<llvm::Instruction *, 4> Created;
+
+private:
+  bool addConstant(llvm::ConstantDataVector *C) {
+    if (!C->getElementType()->isIntegerTy() ||
+        C->getElementType()->getIntegerBitWidth() > 32)
+      return false;
+    if (Lanes.empty())
+      Lanes.assign(C->getNumElements(), 0);
+    for (unsigned I = 0; I < C->getNumElements(); ++I) {
+      const llvm::APInt X = C->getElementAsAPInt(I);
+      Lanes[I] += Signed ? X.getSExtValue() : int64_t(X.getZExtValue());
+    }
+    return true;
+  }
+};
+
+/// The vectorized form of a bounds check: in a loop over waves, a vector
+/// comparison of the lanes' ids (plus what the kernel added to them) with a
+/// splat of an invariant bound, whose every lane the fast copy assumes
+/// holds (`id < n` and the like) or fails (`id >= n`: the skip branch).
+/// Values is where the found comparison's scalars were made.
+std::optional<UniformBranch>
+findVectorCondition(llvm::Loop &L, llvm::ScalarEvolution &SE,
+                    std::unique_ptr<LaneValues> &Values) {
+  for (llvm::BasicBlock *BB : L.blocks())
+    for (llvm::Instruction &I : *BB) {
+      auto *Cmp = llvm::dyn_cast<llvm::ICmpInst>(&I);
+      if (!Cmp || Cmp->isEquality() || !Cmp->getType()->isVectorTy())
+        continue;
+      for (unsigned Side = 0; Side < 2; ++Side) {
+        Values = std::make_unique<LaneValues>(L, Cmp->isSigned());
+        llvm::Value *Bound = Values->scalarOfSplat(Cmp->getOperand(1 - Side));
+        if (!Bound || !SE.isSCEVable(Bound->getType()) ||
+            !Values->add(Cmp->getOperand(Side)) || Values->Scalars.empty())
+          continue;
+        UniformBranch U;
+        U.Cmp = Cmp;
+        U.Vector = true;
+        U.RecIsLHS = Side == 0;
+        U.Bound = SE.getSCEV(Bound);
+        const llvm::SCEV *Sum = SE.getZero(Bound->getType());
+        for (llvm::Value *X : Values->Scalars)
+          Sum = SE.getAddExpr(Sum, SE.getSCEV(X));
+        auto *Rec = llvm::dyn_cast<llvm::SCEVAddRecExpr>(Sum);
+        if (!Rec || Rec->getLoop() != &L || !Rec->isAffine() ||
+            !SE.isLoopInvariant(U.Bound, &L))
+          continue;
+        auto *Step =
+            llvm::dyn_cast<llvm::SCEVConstant>(Rec->getStepRecurrence(SE));
+        if (!Step || Step->getAPInt().isZero())
+          continue;
+        U.Rec = Rec;
+        U.Increasing = Step->getAPInt().isStrictlyPositive();
+        if (!Values->Lanes.empty()) {
+          U.LaneMin = *llvm::min_element(Values->Lanes);
+          U.LaneMax = *llvm::max_element(Values->Lanes);
+        }
+        if (Values->Scalars.size() == 1)
+          U.Lane0 = Values->Scalars[0];
+        // The in-bounds outcome: "id below the bound" holds, "id at or
+        // above it" fails, for most work-groups.
+        const llvm::CmpInst::Predicate P =
+            U.RecIsLHS ? Cmp->getPredicate() : Cmp->getSwappedPredicate();
+        U.Assumed = llvm::ICmpInst::isLT(P) || llvm::ICmpInst::isLE(P);
+        return U;
+      }
+    }
+  Values.reset();
+  return std::nullopt;
+}
+
 /// Versions L on U; returns whether it did.
 bool version(llvm::Loop &L, const UniformBranch &U, llvm::ScalarEvolution &SE,
              llvm::LoopInfo &LI, llvm::DominatorTree &DT) {
@@ -100,14 +242,24 @@ bool version(llvm::Loop &L, const UniformBranch &U, llvm::ScalarEvolution &SE,
     return false;
   llvm::Type *Ty = U.Rec->getType();
   const unsigned Width = SE.getTypeSizeInBits(Ty);
-  if (SE.getUnsignedRangeMax(Btc).getActiveBits() > Width)
+  // (The vectorized form checks its trip count at run time, below: SCEV
+  // rarely bounds a wave loop's, whose entry check it does not see.)
+  if (!U.Vector && SE.getUnsignedRangeMax(Btc).getActiveBits() > Width)
+    return false;
+  // A wave's value is checked in 64 bits, where Start + BTC * Step cannot
+  // wrap: lanes of at most 32 bits, steps below 2^16.
+  if (U.Vector && (Width > 32 ||
+                   llvm::cast<llvm::SCEVConstant>(U.Rec->getStepRecurrence(SE))
+                           ->getAPInt()
+                           .abs()
+                           .getActiveBits() > 16))
     return false;
   const llvm::SCEV *End =
       U.Rec->evaluateAtIteration(SE.getTruncateOrZeroExtend(Btc, Ty), SE);
 
   llvm::Instruction *At = CheckBB->getTerminator();
   llvm::SCEVExpander Expander(SE, CheckBB->getDataLayout(), "uniform");
-  for (const llvm::SCEV *S : {U.Rec->getStart(), End, U.Bound})
+  for (const llvm::SCEV *S : {U.Rec->getStart(), End, U.Bound, Btc})
     if (!Expander.isSafeToExpandAt(S, At))
       return false;
 
@@ -117,14 +269,9 @@ bool version(llvm::Loop &L, const UniformBranch &U, llvm::ScalarEvolution &SE,
   llvm::Value *BoundV = Expander.expandCodeFor(U.Bound, Ty, At);
   llvm::IRBuilder<> B(At);
   const llvm::CmpInst::Predicate Pred = U.Cmp->getPredicate();
-  auto Condition = [&](llvm::Value *X) {
-    llvm::Value *C = U.RecIsLHS ? B.CreateICmp(Pred, X, BoundV)
-                                : B.CreateICmp(Pred, BoundV, X);
-    return U.Assumed ? C : B.CreateNot(C);
-  };
+  const bool Signed = llvm::ICmpInst::isSigned(Pred);
   // No wrap from the first to the last value, in the comparison's
   // signedness: then the comparison is monotone over the iterations.
-  const bool Signed = llvm::ICmpInst::isSigned(Pred);
   llvm::Value *Ordered = U.Increasing
                              ? B.CreateICmp(Signed ? llvm::CmpInst::ICMP_SLE
                                                    : llvm::CmpInst::ICMP_ULE,
@@ -132,8 +279,62 @@ bool version(llvm::Loop &L, const UniformBranch &U, llvm::ScalarEvolution &SE,
                              : B.CreateICmp(Signed ? llvm::CmpInst::ICMP_SGE
                                                    : llvm::CmpInst::ICMP_UGE,
                                             StartV, EndV);
-  llvm::Value *Uniform = B.CreateAnd(
-      Ordered, B.CreateAnd(Condition(StartV), Condition(EndV)), "uniform");
+  llvm::Value *Uniform;
+  if (!U.Vector) {
+    auto Condition = [&](llvm::Value *X) {
+      llvm::Value *C = U.RecIsLHS ? B.CreateICmp(Pred, X, BoundV)
+                                  : B.CreateICmp(Pred, BoundV, X);
+      return U.Assumed ? C : B.CreateNot(C);
+    };
+    Uniform = B.CreateAnd(
+        Ordered, B.CreateAnd(Condition(StartV), Condition(EndV)), "uniform");
+  } else {
+    // The lanes' values lie in [Lo + LaneMin, Hi + LaneMax], Lo and Hi the
+    // smallest and largest value of the wave's Rec, computed in 64 bits
+    // (Start + BTC * Step), where nothing wraps, and required to fit the
+    // compared width: then neither Rec nor a lane wrapped in it. The
+    // comparison with one bound holds (or fails) on an interval of values:
+    // at both ends, it does on every lane of every wave.
+    llvm::Type *Wide = B.getInt64Ty();
+    auto Extend = [&](llvm::Value *V) {
+      return Signed ? B.CreateSExt(V, Wide) : B.CreateZExt(V, Wide);
+    };
+    const int64_t Step =
+        llvm::cast<llvm::SCEVConstant>(U.Rec->getStepRecurrence(SE))
+            ->getAPInt()
+            .getSExtValue();
+    llvm::Value *First = Extend(StartV);
+    llvm::Value *Trips =
+        Expander.expandCodeFor(SE.getTruncateOrZeroExtend(Btc, Wide), Wide, At);
+    llvm::Value *Last =
+        B.CreateAdd(First, B.CreateMul(Trips, B.getInt64(Step)));
+    llvm::Value *Lo =
+        B.CreateAdd(U.Increasing ? First : Last, B.getInt64(U.LaneMin));
+    llvm::Value *Hi =
+        B.CreateAdd(U.Increasing ? Last : First, B.getInt64(U.LaneMax));
+    const llvm::APInt TyMin = Signed ? llvm::APInt::getSignedMinValue(Width)
+                                     : llvm::APInt::getMinValue(Width);
+    const llvm::APInt TyMax = Signed ? llvm::APInt::getSignedMaxValue(Width)
+                                     : llvm::APInt::getMaxValue(Width);
+    llvm::Value *Fits = B.CreateAnd(
+        B.CreateICmpSGE(Lo, B.getInt64(Signed ? TyMin.getSExtValue()
+                                              : int64_t(TyMin.getZExtValue()))),
+        B.CreateICmpSLE(Hi,
+                        B.getInt64(Signed ? TyMax.getSExtValue()
+                                          : int64_t(TyMax.getZExtValue()))));
+    const llvm::CmpInst::Predicate SignedPred =
+        llvm::ICmpInst::getSignedPredicate(Pred);
+    llvm::Value *Bound64 = Extend(BoundV);
+    auto Condition = [&](llvm::Value *X) {
+      llvm::Value *C = U.RecIsLHS ? B.CreateICmp(SignedPred, X, Bound64)
+                                  : B.CreateICmp(SignedPred, Bound64, X);
+      return U.Assumed ? C : B.CreateNot(C);
+    };
+    // At most 2^32 - 1 trips, steps below 2^16: Last did not wrap.
+    Fits = B.CreateAnd(Fits, B.CreateICmpULE(Trips, B.getInt64(UINT32_MAX)));
+    Uniform =
+        B.CreateAnd(Fits, B.CreateAnd(Condition(Lo), Condition(Hi)), "uniform");
+  }
 
   llvm::BasicBlock *Preheader = llvm::SplitBlock(
       CheckBB, At, &DT, &LI, nullptr, CheckBB->getName() + ".general");
@@ -155,9 +356,30 @@ bool version(llvm::Loop &L, const UniformBranch &U, llvm::ScalarEvolution &SE,
                                      : In,
                     FastExiting);
   }
-  // In the copy the branch always goes one way; SimplifyCFG folds it.
-  llvm::cast<llvm::BranchInst>(VMap[U.Branch])
-      ->setCondition(B.getInt1(U.Assumed));
+  // In the copy the branch always goes one way (every lane alike);
+  // SimplifyCFG and InstCombine fold it (the masks it made).
+  if (U.Vector) {
+    // With unsigned lanes, no lane's value wrapped: the copy's checks that
+    // lane 0's index plus the lanes did not wrap (a vector access rather
+    // than a gather) fold too.
+    auto *S = llvm::dyn_cast_or_null<llvm::Instruction>(U.Lane0);
+    if (S && L.contains(S) &&
+        !llvm::ICmpInst::isSigned(U.Cmp->getPredicate())) {
+      auto *SCopy = llvm::cast<llvm::Instruction>(VMap[S]);
+      llvm::IRBuilder<> AfterS(SCopy->getNextNode());
+      const unsigned Bits = SCopy->getType()->getIntegerBitWidth();
+      AfterS.CreateAssumption(AfterS.CreateICmpULE(
+          SCopy,
+          AfterS.getInt(llvm::APInt::getMaxValue(Bits) - uint64_t(U.LaneMax))));
+    }
+    auto *Copy = llvm::cast<llvm::Instruction>(VMap[U.Cmp]);
+    Copy->replaceAllUsesWith(
+        llvm::ConstantInt::getBool(Copy->getType(), U.Assumed));
+    Copy->eraseFromParent();
+  } else {
+    llvm::cast<llvm::BranchInst>(VMap[U.Branch])
+        ->setCondition(B.getInt1(U.Assumed));
+  }
   // The general copy runs for the edge groups only: scalar code there
   // saves the finalizer a masked vector loop.
   llvm::addStringMetadataToLoop(&L, "llvm.loop.vectorize.enable", 0);
@@ -185,9 +407,13 @@ UniformConditionsPass::run(llvm::Function &F,
     // a phi of the exit block, which then merges the two copies.
     Changed |= llvm::simplifyLoop(L, &DT, &LI, &SE, &AC, nullptr, false);
     Changed |= llvm::formLCSSA(*L, DT, &LI, &SE);
+    std::unique_ptr<LaneValues> Values;
     std::optional<UniformBranch> U = findBranch(*L, SE);
+    if (!U)
+      U = findVectorCondition(*L, SE, Values);
     if (U)
       Changed |= version(*L, *U, SE, LI, DT);
+    Values.reset(); // Erases the scalars the check did not use.
   }
   return Changed ? llvm::PreservedAnalyses::none()
                  : llvm::PreservedAnalyses::all();
