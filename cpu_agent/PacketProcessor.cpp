@@ -519,6 +519,12 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
       Total > 1 && (PerGroupNs == 0 || Total > InlineBudgetNs / PerGroupNs);
   if (Shared)
     Pool.submit(Job);
+  // A single work-group longer than the help budget would overrun it, and
+  // would run beside the pool's workers, one per core, on a core that one
+  // of them has: nbody's 32 work-groups of 1.1 ms on 16 cores took four
+  // rounds instead of two. The workers take them all.
+  if (Shared && PerGroupNs > HelpBudgetNs)
+    return Outcome::Consumed;
   // Chunks start at one work-group and double up to about ProcessorChunkNs
   // of work by the estimate: a kernel much slower than last time overruns
   // the budget by about as much as it had run when it was caught.

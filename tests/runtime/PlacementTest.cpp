@@ -112,5 +112,15 @@ TEST_F(Placement, DispatchSlowerThanExpectedGoesToTheWorkers) {
   EXPECT_GE(OnWorkers, 8u) << OnProcessor << " on the processor thread";
 }
 
+// Work-groups known to take longer than the processor thread's help budget
+// (50 us) run on the workers only: one on the processor thread would
+// overrun the budget and share a core with a worker (the pool has one per
+// core). The first dispatch teaches the runtime what a work-group costs.
+TEST_F(Placement, LongWorkGroupsRunOnTheWorkersOnly) {
+  run(4, 2000);
+  const auto [OnProcessor, OnWorkers] = run(16, 2000);
+  EXPECT_EQ(OnProcessor, 0u) << OnWorkers << " on the workers";
+}
+
 } // namespace
 } // namespace openhsa::test
