@@ -185,6 +185,22 @@ std::string benchmarkKernel(const char *Name) {
   return (*Buf)->getBuffer().str();
 }
 
+/// Benchmark kernel Name lowered, vectorized 16 wide and given its
+/// work-group function; null (and a failure) if any step fails.
+std::unique_ptr<Lowered>
+buildWorkGroupFunctions(const char *Name,
+                        std::vector<finalizer::VectorizeStats> &Stats) {
+  auto L = lower(benchmarkKernel(Name));
+  if (!L)
+    return nullptr;
+  if (auto E = finalizer::buildCpuWorkGroupFunctions(*L->M, L->Program, 16, 1,
+                                                     &Stats)) {
+    ADD_FAILURE() << llvm::toString(std::move(E));
+    return nullptr;
+  }
+  return L;
+}
+
 // The benchmark kernels with barriers in loops: every access to group and
 // global memory is a vector access once vectorized (before, the offsets
 // reloaded from the register file lost their stride: gathers and
@@ -192,11 +208,9 @@ std::string benchmarkKernel(const char *Name) {
 TEST(RegisterPromotionTest, BarrierKernelsKeepTheirVectorAccesses) {
   for (const char *Name : {"sgemm_tiled.hsail", "reduction.hsail"}) {
     SCOPED_TRACE(Name);
-    auto L = lower(benchmarkKernel(Name));
-    ASSERT_TRUE(L);
     std::vector<finalizer::VectorizeStats> Stats;
-    ASSERT_FALSE(bool(finalizer::buildCpuWorkGroupFunctions(*L->M, L->Program,
-                                                            16, 1, &Stats)));
+    auto L = buildWorkGroupFunctions(Name, Stats);
+    ASSERT_TRUE(L);
     ASSERT_EQ(L->Program.Kernels.at(0).Symbol.VectorWidth, 16u)
         << L->Program.Kernels[0].Symbol.ScalarReason;
     EXPECT_EQ(Stats.at(0).GatherScatter, 0u) << describe(Stats[0]);
@@ -210,11 +224,9 @@ TEST(RegisterPromotionTest, BarrierKernelsKeepTheirVectorAccesses) {
 TEST(RegisterPromotionTest, BarrierKernelsShareRegistersAndSkipIdleWaves) {
   for (const char *Name : {"sgemm_tiled.hsail", "reduction.hsail"}) {
     SCOPED_TRACE(Name);
-    auto L = lower(benchmarkKernel(Name));
-    ASSERT_TRUE(L);
     std::vector<finalizer::VectorizeStats> Stats;
-    ASSERT_FALSE(bool(finalizer::buildCpuWorkGroupFunctions(*L->M, L->Program,
-                                                            16, 1, &Stats)));
+    auto L = buildWorkGroupFunctions(Name, Stats);
+    ASSERT_TRUE(L);
     EXPECT_GE(Stats.at(0).GroupRegisters, 1u) << describe(Stats[0]);
     if (std::string(Name) == "reduction.hsail") {
       EXPECT_EQ(Stats[0].BoundedIfs, 2u) << describe(Stats[0]);
@@ -230,11 +242,9 @@ TEST(RegisterPromotionTest, BarrierKernelsShareRegistersAndSkipIdleWaves) {
 TEST(RegisterPromotionTest, SharedRegistersPassOnAtTheirOwnWidth) {
   for (const char *Name : {"sgemm_tiled.hsail", "reduction.hsail"}) {
     SCOPED_TRACE(Name);
-    auto L = lower(benchmarkKernel(Name));
-    ASSERT_TRUE(L);
     std::vector<finalizer::VectorizeStats> Stats;
-    ASSERT_FALSE(bool(finalizer::buildCpuWorkGroupFunctions(*L->M, L->Program,
-                                                            16, 1, &Stats)));
+    auto L = buildWorkGroupFunctions(Name, Stats);
+    ASSERT_TRUE(L);
     ASSERT_GE(Stats.at(0).GroupRegisters, 1u) << describe(Stats[0]);
     const std::string Kernel = L->Program.Kernels.at(0).Symbol.Name.substr(1);
     const llvm::Function *Wg = L->M->getFunction("openhsa.wg." + Kernel);
