@@ -366,7 +366,10 @@ bool version(llvm::Loop &L, const UniformBranch &U, llvm::ScalarEvolution &SE,
     if (S && L.contains(S) &&
         !llvm::ICmpInst::isSigned(U.Cmp->getPredicate())) {
       auto *SCopy = llvm::cast<llvm::Instruction>(VMap[S]);
-      llvm::IRBuilder<> AfterS(SCopy->getNextNode());
+      // After the phis, where S is one of them.
+      llvm::IRBuilder<> AfterS(llvm::isa<llvm::PHINode>(SCopy)
+                                   ? &*SCopy->getParent()->getFirstInsertionPt()
+                                   : SCopy->getNextNode());
       const unsigned Bits = SCopy->getType()->getIntegerBitWidth();
       AfterS.CreateAssumption(AfterS.CreateICmpULE(
           SCopy,
