@@ -1,5 +1,6 @@
 //===- finalizer/WorkItemVectorizer.cpp - W work-items at a time ----------===//
 #include "finalizer/WorkItemVectorizer.h"
+
 #include "finalizer/VectorizerImpl.h"
 
 #include "abi/CpuWavefront.h"
@@ -24,6 +25,7 @@
 #include "llvm/Transforms/Utils/UnifyFunctionExitNodes.h"
 #include "llvm/Transforms/Utils/UnifyLoopExits.h"
 
+#include <cassert>
 #include <map>
 #include <set>
 
@@ -404,22 +406,21 @@ GroupRegisterSlots groupRegisterSlots(const llvm::Function &V) {
   GroupRegisterSlots R;
   if (!V.hasFnAttribute(GroupRegistersAttr))
     return R;
-  // "distance;offset:size,offset:size" (VectorizerWiden.cpp); written by
-  // the finalizer itself, so a malformed value is a bug: no slots.
+  // "distance;offset:size,offset:size" (VectorizerWiden.cpp), written by
+  // the finalizer itself: a value it cannot read is a finalizer bug.
   auto [Distance, List] =
       V.getFnAttribute(GroupRegistersAttr).getValueAsString().split(';');
-  if (Distance.getAsInteger(10, R.Distance))
-    return {};
+  [[maybe_unused]] bool Bad = Distance.getAsInteger(10, R.Distance);
   while (!List.empty()) {
     auto [Slot, Rest] = List.split(',');
     auto [Offset, Size] = Slot.split(':');
     uint64_t O = 0;
     unsigned S = 0;
-    if (Offset.getAsInteger(10, O) || Size.getAsInteger(10, S) || !S)
-      return {};
+    Bad |= Offset.getAsInteger(10, O) || Size.getAsInteger(10, S) || !S;
     R.Slots.emplace_back(O, S);
     List = Rest;
   }
+  assert(!Bad && !R.Slots.empty() && "malformed openhsa-group-registers");
   return R;
 }
 
