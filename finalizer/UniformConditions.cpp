@@ -265,22 +265,22 @@ bool version(llvm::Loop &L, const UniformBranch &U, llvm::ScalarEvolution &SE,
 
   // Everything is known to be possible: change the IR from here on.
   llvm::Value *StartV = Expander.expandCodeFor(U.Rec->getStart(), Ty, At);
-  llvm::Value *EndV = Expander.expandCodeFor(End, Ty, At);
   llvm::Value *BoundV = Expander.expandCodeFor(U.Bound, Ty, At);
   llvm::IRBuilder<> B(At);
   const llvm::CmpInst::Predicate Pred = U.Cmp->getPredicate();
   const bool Signed = llvm::ICmpInst::isSigned(Pred);
-  // No wrap from the first to the last value, in the comparison's
-  // signedness: then the comparison is monotone over the iterations.
-  llvm::Value *Ordered = U.Increasing
-                             ? B.CreateICmp(Signed ? llvm::CmpInst::ICMP_SLE
-                                                   : llvm::CmpInst::ICMP_ULE,
-                                            StartV, EndV)
-                             : B.CreateICmp(Signed ? llvm::CmpInst::ICMP_SGE
-                                                   : llvm::CmpInst::ICMP_UGE,
-                                            StartV, EndV);
   llvm::Value *Uniform;
   if (!U.Vector) {
+    llvm::Value *EndV = Expander.expandCodeFor(End, Ty, At);
+    // No wrap from the first to the last value, in the comparison's
+    // signedness: then the comparison is monotone over the iterations.
+    llvm::Value *Ordered = U.Increasing
+                               ? B.CreateICmp(Signed ? llvm::CmpInst::ICMP_SLE
+                                                     : llvm::CmpInst::ICMP_ULE,
+                                              StartV, EndV)
+                               : B.CreateICmp(Signed ? llvm::CmpInst::ICMP_SGE
+                                                     : llvm::CmpInst::ICMP_UGE,
+                                              StartV, EndV);
     auto Condition = [&](llvm::Value *X) {
       llvm::Value *C = U.RecIsLHS ? B.CreateICmp(Pred, X, BoundV)
                                   : B.CreateICmp(Pred, BoundV, X);
