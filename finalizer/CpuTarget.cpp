@@ -275,41 +275,63 @@ void emitWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX, llvm::Value *Count,
   B.SetInsertPoint(Done);
 }
 
-/// The X loop of a vectorized resumable kernel with a copy of its body per
-/// region: as emitWaveLoop, but CallWhole(Mask) calls the body for the
-/// whole wave whose X id it stored (Mask all on) and returns whether the
-/// row's later waves have nothing to do up to the next barrier, which ends
-/// the row there; CallPartial(Mask) calls it for the partial wave at the
-/// row's end.
+/// The waves of one plane (a Z id) of a group, for a region of a vectorized
+/// resumable kernel with a copy of its body per region: column by column,
+/// each wave position along X for every row in turn. Within a column the X
+/// ids stay the same, so what a region reads at addresses that depend on
+/// them alone (the row of a tile in group memory that every row of the
+/// group multiplies, in a tiled matrix product) is loaded once for all its
+/// rows and stays in registers; row by row it was loaded again for each.
+/// Any order of the waves is one HSAIL allows: nothing orders work-items
+/// between barriers. CallWhole(Mask) calls the body for the whole wave whose
+/// ids it stored (Mask all on) and returns whether the waves after it in its
+/// row have nothing to do up to the next barrier; once that holds for every
+/// row of a column, the later columns are skipped. CallPartial(Mask) calls
+/// it for the partial wave at the rows' end.
 template <typename WholeFn, typename PartialFn>
-void emitRowWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX,
-                     llvm::Value *Count, unsigned W, WholeFn CallWhole,
-                     PartialFn CallPartial) {
+void emitColumnWaveLoops(llvm::IRBuilder<> &B, llvm::Value *LocalX,
+                         llvm::Value *LocalY, llvm::Value *Count,
+                         llvm::Value *Rows, unsigned W, WholeFn CallWhole,
+                         PartialFn CallPartial) {
   llvm::LLVMContext &C = B.getContext();
   llvm::Function *F = B.GetInsertBlock()->getParent();
   llvm::Value *Whole = B.CreateAnd(Count, B.getInt32(~(W - 1)));
   llvm::BasicBlock *Pre = B.GetInsertBlock();
+  auto *Column = llvm::BasicBlock::Create(C, "column", F);
   auto *Head = llvm::BasicBlock::Create(C, "wave.body", F);
   auto *Full = llvm::BasicBlock::Create(C, "wave.exit", F);
   auto *Tail = llvm::BasicBlock::Create(C, "wave.tail", F);
   auto *Done = llvm::BasicBlock::Create(C, "wave.done", F);
-  B.CreateCondBr(B.CreateICmpULT(B.getInt32(0), Whole), Head, Full);
-  B.SetInsertPoint(Head);
+  B.CreateCondBr(B.CreateICmpULT(B.getInt32(0), Whole), Column, Full);
+  B.SetInsertPoint(Column);
   llvm::PHINode *X = B.CreatePHI(B.getInt32Ty(), 2, "wave");
   X->addIncoming(B.getInt32(0), Pre);
   B.CreateStore(X, LocalX);
-  llvm::Value *RowDone = CallWhole(
-      llvm::ConstantInt::getTrue(llvm::FixedVectorType::get(B.getInt1Ty(), W)));
+  B.CreateBr(Head);
+  B.SetInsertPoint(Head);
+  llvm::PHINode *Y = B.CreatePHI(B.getInt32Ty(), 2, "y");
+  Y->addIncoming(B.getInt32(0), Column);
+  llvm::PHINode *AllDone = B.CreatePHI(B.getInt1Ty(), 2, "rows.done");
+  AllDone->addIncoming(B.getTrue(), Column);
+  B.CreateStore(Y, LocalY);
+  llvm::Value *ColumnDone =
+      B.CreateAnd(AllDone, CallWhole(llvm::ConstantInt::getTrue(
+                               llvm::FixedVectorType::get(B.getInt1Ty(), W))));
+  llvm::Value *NextY = B.CreateAdd(Y, B.getInt32(1), "", true, true);
+  Y->addIncoming(NextY, B.GetInsertBlock());
+  AllDone->addIncoming(ColumnDone, B.GetInsertBlock());
+  auto *ColumnEnd = llvm::BasicBlock::Create(C, "column.end", F);
+  B.CreateCondBr(B.CreateICmpULT(NextY, Rows), Head, ColumnEnd);
+  B.SetInsertPoint(ColumnEnd);
   llvm::Value *Next = B.CreateAdd(X, B.getInt32(W), "", true, true);
-  llvm::BasicBlock *Latch = B.GetInsertBlock();
-  X->addIncoming(Next, Latch);
+  X->addIncoming(Next, ColumnEnd);
   B.CreateCondBr(
-      B.CreateAnd(B.CreateNot(RowDone), B.CreateICmpULT(Next, Whole)), Head,
-      Full);
+      B.CreateAnd(B.CreateNot(ColumnDone), B.CreateICmpULT(Next, Whole)),
+      Column, Full);
   B.SetInsertPoint(Full);
-  llvm::PHINode *Stop = B.CreatePHI(B.getInt1Ty(), 2, "row.done");
+  llvm::PHINode *Stop = B.CreatePHI(B.getInt1Ty(), 2, "rows.stop");
   Stop->addIncoming(B.getFalse(), Pre);
-  Stop->addIncoming(RowDone, Latch);
+  Stop->addIncoming(ColumnDone, ColumnEnd);
   B.CreateCondBr(B.CreateAnd(B.CreateNot(Stop), B.CreateICmpNE(Count, Whole)),
                  Tail, Done);
   B.SetInsertPoint(Tail);
@@ -318,10 +340,14 @@ void emitRowWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX,
   for (unsigned L = 0; L < W; ++L)
     Lanes.push_back(B.getInt32(L));
   // At least one lane remains: lane 0 is on (see emitWaveLoop).
-  CallPartial(B.CreateInsertElement(
+  llvm::Value *Mask = B.CreateInsertElement(
       B.CreateICmpULT(llvm::ConstantVector::get(Lanes),
                       B.CreateVectorSplat(W, B.CreateSub(Count, Whole))),
-      B.getTrue(), uint64_t(0), "tail.mask"));
+      B.getTrue(), uint64_t(0), "tail.mask");
+  emitLoop(B, Rows, "y", [&](llvm::Value *TailY) {
+    B.CreateStore(TailY, LocalY);
+    CallPartial(Mask);
+  });
   B.CreateBr(Done);
   B.SetInsertPoint(Done);
 }
@@ -609,7 +635,7 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
     };
     auto EmitRegions = [&](llvm::Value *const Loops[3],
                            const GroupRegisterSlots &GroupShared,
-                           bool PerRegion, auto Row) {
+                           bool PerRegion, auto Plane) {
       llvm::Value *NextSlot = AtEntry.CreateAlloca(I32); // mem2reg'd.
       llvm::BasicBlock *Pre = B.GetInsertBlock();
       auto *Region = llvm::BasicBlock::Create(C, "region", F);
@@ -634,10 +660,7 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
         B.CreateStore(B.getInt32(-1), NextSlot);
         emitLoop(B, Loops[2], "z", [&](llvm::Value *Z) {
           B.CreateStore(Z, LocalPtr(2));
-          emitLoop(B, Loops[1], "y", [&](llvm::Value *Y) {
-            B.CreateStore(Y, LocalPtr(1));
-            Row(Z, Y, At, Stopped);
-          });
+          Plane(Loops[1], At, Stopped);
         });
         PassGroupRegisters(GroupShared);
         B.CreateBr(Latch);
@@ -664,11 +687,15 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
       B.SetInsertPoint(Done);
       B.CreateRetVoid();
     };
-    auto ScalarRow = [&](llvm::Value *, llvm::Value *, llvm::Value *Resume,
-                         auto Stopped) {
-      emitLoop(B, Current[0], "x", [&](llvm::Value *X) {
-        B.CreateStore(X, LocalPtr(0));
-        Stopped(B.CreateCall(K.Body, {Kernarg, Wi, Resume}));
+    // Plane(Rows, Resume, Stopped) runs the region's work-items of one Z id.
+    auto ScalarPlane = [&](llvm::Value *Rows, llvm::Value *Resume,
+                           auto Stopped) {
+      emitLoop(B, Rows, "y", [&](llvm::Value *Y) {
+        B.CreateStore(Y, LocalPtr(1));
+        emitLoop(B, Current[0], "x", [&](llvm::Value *X) {
+          B.CreateStore(X, LocalPtr(0));
+          Stopped(B.CreateCall(K.Body, {Kernarg, Wi, Resume}));
+        });
       });
     };
     // Waves of W work-items, each keeping its registers in a register file
@@ -676,11 +703,10 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
     // region, whole waves run the region's copy inlined, whose mask is a
     // constant as in kernels without barriers, and the partial wave at a
     // row's end calls the whole masked body (one copy for all regions, out
-    // of line: it runs once a row); else one masked copy, inlined, serves
-    // every wave.
+    // of line: it runs once a row), column by column (emitColumnWaveLoops);
+    // else one masked copy, inlined, serves every wave, row by row.
     llvm::SmallVector<llvm::Function *, 16> RegionBodies;
-    auto WaveRow = [&](llvm::Value *, llvm::Value *, llvm::Value *Resume,
-                       auto Stopped) {
+    auto WavePlane = [&](llvm::Value *Rows, llvm::Value *Resume, auto Stopped) {
       if (CopyPerRegion) {
         const unsigned At =
             unsigned(llvm::cast<llvm::ConstantInt>(Resume)->getZExtValue());
@@ -689,8 +715,8 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
         if (!RegionBodies[At])
           RegionBodies[At] = regionCopy(*VecBody, At);
         llvm::Function *Copy = RegionBodies[At];
-        emitRowWaveLoop(
-            B, LocalPtr(0), Current[0], W,
+        emitColumnWaveLoops(
+            B, LocalPtr(0), LocalPtr(1), Current[0], Rows, W,
             [&](llvm::Value *AllOn) {
               return Stopped(B.CreateCall(Copy, {Kernarg, Wi, AllOn}));
             },
@@ -698,15 +724,18 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
               Stopped(B.CreateCall(VecBody, {Kernarg, Wi, Resume, Mask}));
             });
       } else {
-        emitMaskedWaveLoop(
-            B, LocalPtr(0), Current[0], W, [&](llvm::Value *Mask) {
-              Stopped(B.CreateCall(VecBody, {Kernarg, Wi, Resume, Mask}));
-            });
+        emitLoop(B, Rows, "y", [&](llvm::Value *Y) {
+          B.CreateStore(Y, LocalPtr(1));
+          emitMaskedWaveLoop(
+              B, LocalPtr(0), Current[0], W, [&](llvm::Value *Mask) {
+                Stopped(B.CreateCall(VecBody, {Kernarg, Wi, Resume, Mask}));
+              });
+        });
       }
     };
     auto RowsRegions = [&] {
       EmitRegions(Current, groupRegisterSlots(*VecBody), CopyPerRegion,
-                  WaveRow);
+                  WavePlane);
       if (CopyPerRegion) {
         for (llvm::Function *Copy : RegionBodies)
           if (Copy)
@@ -717,7 +746,7 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
       }
     };
     if (!VecBody) {
-      EmitRegions(Current, GroupRegisterSlots{}, false, ScalarRow);
+      EmitRegions(Current, GroupRegisterSlots{}, false, ScalarPlane);
     } else if (!FlatBody) {
       RowsRegions();
     } else {
@@ -729,7 +758,7 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
       llvm::Value *One[3] = {B.getInt32(1), B.getInt32(1), B.getInt32(1)};
       EmitRegions(
           One, groupRegisterSlots(*FlatBody), false,
-          [&](llvm::Value *, llvm::Value *, llvm::Value *Resume, auto Stopped) {
+          [&](llvm::Value *, llvm::Value *Resume, auto Stopped) {
             emitFlatWaveLoop(B, Local, Current, W, [&](llvm::Value *Mask) {
               Stopped(B.CreateCall(FlatBody, {Kernarg, Wi, Resume, Mask}));
             });

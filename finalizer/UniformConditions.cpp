@@ -94,13 +94,14 @@ std::optional<UniformBranch> findBranch(llvm::Loop &L,
 /// and what was added to them are sums (adds, or `or disjoint` for lane
 /// ids) of splats, values alike in every lane, and constant vectors, which
 /// differ by lane. Splats of another vector's element (a kernarg block
-/// loaded as a vector) get an extractelement in the preheader, erased
-/// unless the loop is versioned.
+/// loaded as a vector, a vector sum of splats) get that element as a
+/// scalar (elementOf), erased unless the loop is versioned.
 class LaneValues {
 public:
   LaneValues(llvm::Loop &L, bool Signed) : L(L), Signed(Signed) {}
   ~LaneValues() {
-    for (llvm::Instruction *I : Created)
+    // Latest first: an unused one may be what used an earlier one.
+    for (llvm::Instruction *I : llvm::reverse(Created))
       if (I->use_empty())
         I->eraseFromParent();
   }
@@ -131,20 +132,17 @@ public:
     if (llvm::Value *X = llvm::getSplatValue(V))
       return X;
     auto *Shuffle = llvm::dyn_cast<llvm::ShuffleVectorInst>(V);
-    llvm::BasicBlock *Pre = L.getLoopPreheader();
-    if (!Shuffle || !Pre || L.contains(Shuffle))
+    if (!Shuffle)
       return nullptr;
     const int Index = llvm::getSplatIndex(Shuffle->getShuffleMask());
     auto *Src = llvm::dyn_cast<llvm::FixedVectorType>(
         Shuffle->getOperand(0)->getType());
-    if (Index < 0 || !Src || unsigned(Index) >= Src->getNumElements())
+    if (Index < 0 || !Src)
       return nullptr;
-    auto *X = llvm::ExtractElementInst::Create(
-        Shuffle->getOperand(0),
-        llvm::ConstantInt::get(llvm::Type::getInt64Ty(V->getContext()), Index),
-        "uniform.lane", Pre->getTerminator()->getIterator());
-    Created.push_back(X);
-    return X;
+    const unsigned N = Src->getNumElements();
+    return unsigned(Index) < N
+               ? elementOf(Shuffle->getOperand(0), unsigned(Index))
+               : elementOf(Shuffle->getOperand(1), unsigned(Index) - N);
   }
 
   llvm::Loop &L;
@@ -155,6 +153,64 @@ public:
   llvm::SmallVector<llvm::Instruction *, 4> Created;
 
 private:
+  /// Element Index of vector V as a scalar, or null: an extractelement in
+  /// the preheader where V is invariant; in the loop, the inserted scalar,
+  /// the shuffled element, or the operation on the operands' elements
+  /// (InstCombine turns splat(a) + splat(b) into a splat of a vector sum
+  /// whose lane 0 holds a + b).
+  llvm::Value *elementOf(llvm::Value *V, unsigned Index, unsigned Depth = 0) {
+    if (Depth > 6)
+      return nullptr;
+    if (auto *C = llvm::dyn_cast<llvm::Constant>(V))
+      return C->getAggregateElement(Index);
+    auto *I = llvm::dyn_cast<llvm::Instruction>(V);
+    if (!I || !L.contains(I)) {
+      llvm::BasicBlock *Pre = L.getLoopPreheader();
+      if (!Pre)
+        return nullptr;
+      auto *X = llvm::ExtractElementInst::Create(
+          V,
+          llvm::ConstantInt::get(llvm::Type::getInt64Ty(V->getContext()),
+                                 Index),
+          "uniform.lane", Pre->getTerminator()->getIterator());
+      Created.push_back(X);
+      return X;
+    }
+    if (auto *Insert = llvm::dyn_cast<llvm::InsertElementInst>(I)) {
+      auto *At = llvm::dyn_cast<llvm::ConstantInt>(Insert->getOperand(2));
+      if (!At)
+        return nullptr;
+      return At->getZExtValue() == Index
+                 ? Insert->getOperand(1)
+                 : elementOf(Insert->getOperand(0), Index, Depth + 1);
+    }
+    if (auto *Shuffle = llvm::dyn_cast<llvm::ShuffleVectorInst>(I)) {
+      const int From = Shuffle->getMaskValue(Index);
+      auto *Src = llvm::dyn_cast<llvm::FixedVectorType>(
+          Shuffle->getOperand(0)->getType());
+      if (From < 0 || !Src)
+        return nullptr;
+      const unsigned N = Src->getNumElements();
+      return unsigned(From) < N
+                 ? elementOf(Shuffle->getOperand(0), unsigned(From), Depth + 1)
+                 : elementOf(Shuffle->getOperand(1), unsigned(From) - N,
+                             Depth + 1);
+    }
+    auto *Op = llvm::dyn_cast<llvm::BinaryOperator>(I);
+    if (!Op)
+      return nullptr;
+    llvm::Value *A = elementOf(Op->getOperand(0), Index, Depth + 1);
+    llvm::Value *B =
+        A ? elementOf(Op->getOperand(1), Index, Depth + 1) : nullptr;
+    if (!B)
+      return nullptr;
+    auto *X = llvm::BinaryOperator::Create(
+        Op->getOpcode(), A, B, "uniform.lane", std::next(Op->getIterator()));
+    X->copyIRFlags(Op); // Flags hold lane by lane.
+    Created.push_back(X);
+    return X;
+  }
+
   bool addConstant(llvm::ConstantDataVector *C) {
     if (!C->getElementType()->isIntegerTy() ||
         C->getElementType()->getIntegerBitWidth() > 32)
@@ -405,6 +461,7 @@ UniformConditionsPass::run(llvm::Function &F,
     if (L->isInnermost() && instructionCount(*L) <= MaxLoopInstructions)
       Innermost.push_back(L);
   bool Changed = false;
+  llvm::SmallPtrSet<llvm::Loop *, 8> Outers;
   for (llvm::Loop *L : Innermost) {
     // Dedicated exits and LCSSA: every value leaving the loop goes through
     // a phi of the exit block, which then merges the two copies.
@@ -414,9 +471,26 @@ UniformConditionsPass::run(llvm::Function &F,
     std::optional<UniformBranch> U = findBranch(*L, SE);
     if (!U)
       U = findVectorCondition(*L, SE, Values);
-    if (U)
+    if (U) {
       Changed |= version(*L, *U, SE, LI, DT);
-    Values.reset(); // Erases the scalars the check did not use.
+      Values.reset(); // Erases the scalars the check did not use.
+      continue;
+    }
+    Values.reset();
+    // Waves that run column by column (CpuTarget.cpp) loop over a column's
+    // rows inside the loop over the X ids: a check of the X ids is
+    // invariant in the inner loop, and the outer one is versioned on it.
+    // (LLVM's unswitching may have split the inner loop by then.)
+    llvm::Loop *Outer = L->getParentLoop();
+    if (!Outer || !Outers.insert(Outer).second ||
+        instructionCount(*Outer) > MaxLoopInstructions)
+      continue;
+    Changed |= llvm::simplifyLoop(Outer, &DT, &LI, &SE, &AC, nullptr, false);
+    Changed |= llvm::formLCSSARecursively(*Outer, DT, &LI, &SE);
+    U = findVectorCondition(*Outer, SE, Values);
+    if (U)
+      Changed |= version(*Outer, *U, SE, LI, DT);
+    Values.reset();
   }
   return Changed ? llvm::PreservedAnalyses::none()
                  : llvm::PreservedAnalyses::all();

@@ -672,16 +672,22 @@ void Vectorizer::guardLaneOps() {
   }
 }
 
-/// The register file is the body's alone: its loads and stores get an
-/// alias scope every other memory access is outside of, so that LLVM keeps
-/// registers in registers across loops that also access memory.
+/// The register files are the body's alone: their loads and stores get
+/// alias scopes every other memory access is outside of, so that LLVM keeps
+/// registers in registers across loops that also access memory. The wave's
+/// file and the group's are disjoint too (scopes of their own): the group's
+/// shared registers, which every wave reads, stay in registers across the
+/// waves that store their own registers.
 void Vectorizer::scopeRegisterFile() {
   if (!File.Wave)
     return;
   MDBuilder MDB(Ctx);
   MDNode *Domain = MDB.createAnonymousAliasScopeDomain("openhsa.registers");
-  MDNode *Scope = MDB.createAnonymousAliasScope(Domain, "wave file");
-  MDNode *List = MDNode::get(Ctx, {Scope});
+  MDNode *WaveScope = MDB.createAnonymousAliasScope(Domain, "wave file");
+  MDNode *GroupScope = MDB.createAnonymousAliasScope(Domain, "group file");
+  MDNode *Wave = MDNode::get(Ctx, {WaveScope});
+  MDNode *Group = MDNode::get(Ctx, {GroupScope});
+  MDNode *Both = MDNode::get(Ctx, {WaveScope, GroupScope});
   for (Instruction &I : instructions(F)) {
     if (!I.mayReadOrWriteMemory())
       continue;
@@ -692,9 +698,13 @@ void Vectorizer::scopeRegisterFile() {
       else if (II->getIntrinsicID() == Intrinsic::masked_store)
         Ptr = II->getArgOperand(1);
     }
-    I.setMetadata(Ptr && isRegisterFile(Ptr) ? LLVMContext::MD_alias_scope
-                                             : LLVMContext::MD_noalias,
-                  List);
+    if (!Ptr || !isRegisterFile(Ptr)) {
+      I.setMetadata(LLVMContext::MD_noalias, Both);
+      continue;
+    }
+    const bool InGroupFile = getUnderlyingObject(Ptr) == File.Group;
+    I.setMetadata(LLVMContext::MD_alias_scope, InGroupFile ? Group : Wave);
+    I.setMetadata(LLVMContext::MD_noalias, InGroupFile ? Wave : Group);
   }
 }
 

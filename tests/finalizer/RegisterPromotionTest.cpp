@@ -12,11 +12,15 @@
 #include "brig/BrigModule.h"
 #include "brig/Validator.h"
 #include "brig/asm/Assembler.h"
+#include "finalizer/Codegen.h"
 #include "finalizer/CpuTarget.h"
 #include "finalizer/Lowering.h"
 #include "finalizer/PromoteRegisterFile.h"
 #include "finalizer/WorkItemVectorizer.h"
 
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -26,7 +30,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 using namespace openhsa;
@@ -57,6 +63,7 @@ std::unique_ptr<Lowered> lower(const std::string &Src) {
   std::vector<brig::BrigModule> Modules;
   Modules.push_back(std::move(*Mod));
   L->M = std::make_unique<llvm::Module>("test", L->Ctx);
+  L->M->setTargetTriple(finalizer::hostTarget().Triple); // As finalize().
   auto P = finalizer::lowerProgram(Modules, *L->M);
   if (!P) {
     ADD_FAILURE() << llvm::toString(P.takeError());
@@ -261,6 +268,109 @@ TEST(RegisterPromotionTest, SharedRegistersPassOnAtTheirOwnWidth) {
     }
     EXPECT_GE(Copies, 1u);
   }
+}
+
+/// V as LLVM prints it.
+std::string text(const llvm::Value &V) {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  V.print(OS);
+  return S;
+}
+
+/// Which register file P points into: the group's shared registers
+/// (query::GroupRegisterFile), a wave's (query::WaveRegisterFile), or
+/// neither (empty).
+llvm::StringRef registerFileOf(const llvm::Value *P) {
+  auto *CI = llvm::dyn_cast<llvm::CallInst>(llvm::getUnderlyingObject(P));
+  if (!CI || !CI->getCalledFunction())
+    return "";
+  llvm::StringRef Name = CI->getCalledFunction()->getName();
+  return Name == finalizer::query::GroupRegisterFile ||
+                 Name == finalizer::query::WaveRegisterFile
+             ? Name
+             : "";
+}
+
+// The group's shared registers and each wave's registers are different
+// memory, and alias scopes of their own say so: the tile's first k, which
+// every wave reads from the group's copy, stays in a register across the
+// waves that store their own registers (before, one scope for both: the
+// tiled sgemm loaded and stored it again for every wave).
+TEST(RegisterPromotionTest, GroupAndWaveRegisterFilesAreKnownApart) {
+  std::vector<finalizer::VectorizeStats> Stats;
+  auto L = buildWorkGroupFunctions("sgemm_tiled.hsail", Stats);
+  ASSERT_TRUE(L);
+  ASSERT_GE(Stats.at(0).GroupRegisters, 1u) << describe(Stats[0]);
+  std::map<std::string, std::set<const llvm::MDNode *>> Scopes;
+  std::vector<const llvm::Instruction *> Accesses;
+  for (llvm::Function &F : *L->M)
+    for (llvm::Instruction &I : llvm::instructions(F)) {
+      const llvm::Value *P = llvm::getLoadStorePointerOperand(&I);
+      if (!P || registerFileOf(P).empty())
+        continue;
+      const llvm::MDNode *Scope =
+          I.getMetadata(llvm::LLVMContext::MD_alias_scope);
+      ASSERT_TRUE(Scope) << "a register access without its scope";
+      Scopes[registerFileOf(P).str()].insert(Scope);
+      Accesses.push_back(&I);
+    }
+  const auto &Group = Scopes[finalizer::query::GroupRegisterFile];
+  const auto &Wave = Scopes[finalizer::query::WaveRegisterFile];
+  ASSERT_FALSE(Group.empty());
+  ASSERT_FALSE(Wave.empty());
+  for (const llvm::MDNode *G : Group)
+    EXPECT_EQ(Wave.count(G), 0u) << "a scope for both files";
+  // Each access is outside the other file's scope.
+  for (const llvm::Instruction *I : Accesses) {
+    const bool InGroup = registerFileOf(llvm::getLoadStorePointerOperand(I)) ==
+                         finalizer::query::GroupRegisterFile;
+    const llvm::MDNode *NoAlias = I->getMetadata(llvm::LLVMContext::MD_noalias);
+    ASSERT_TRUE(NoAlias);
+    const llvm::MDNode *Other = *(InGroup ? Wave : Group).begin();
+    bool Found = false;
+    for (const llvm::MDOperand &Op : Other->operands())
+      for (const llvm::MDOperand &N : NoAlias->operands())
+        Found |= Op.get() == N.get();
+    EXPECT_TRUE(Found) << "an access not known apart from the other file";
+  }
+}
+
+// The waves of a region run column by column: for each wave position along
+// X, every row's wave (CpuTarget.cpp, emitColumnWaveLoops). In the tiled
+// sgemm's multiply, the row of B's tile that a wave reads depends on its X
+// ids alone: loaded once a column, it stays in registers while the rows'
+// fmas run, and the loop around them loads no vector but the accumulators
+// from the wave's register file (row by row, it loaded the 16 rows of the
+// tile again for each wave).
+TEST(RegisterPromotionTest, RowsOfAColumnShareWhatTheirXIdsLoad) {
+  std::vector<finalizer::VectorizeStats> Stats;
+  auto L = buildWorkGroupFunctions("sgemm_tiled.hsail", Stats);
+  ASSERT_TRUE(L);
+  auto Object = finalizer::compileToObject(*L->M);
+  ASSERT_TRUE(bool(Object)) << llvm::toString(Object.takeError());
+  llvm::Function *Wg = L->M->getFunction("openhsa.wg.sgemm_tiled");
+  ASSERT_TRUE(Wg);
+  llvm::DominatorTree DT(*Wg);
+  llvm::LoopInfo LI(DT);
+  std::set<const llvm::Loop *> FmaLoops;
+  for (llvm::Instruction &I : llvm::instructions(*Wg))
+    if (auto *II = llvm::dyn_cast<llvm::IntrinsicInst>(&I);
+        II && II->getIntrinsicID() == llvm::Intrinsic::fma &&
+        II->getType()->isVectorTy())
+      if (const llvm::Loop *Loop = LI.getLoopFor(I.getParent()))
+        FmaLoops.insert(Loop);
+  ASSERT_FALSE(FmaLoops.empty()) << "no vector fma in a loop";
+  for (const llvm::Loop *Loop : FmaLoops)
+    for (const llvm::BasicBlock *BB : Loop->blocks())
+      for (const llvm::Instruction &I : *BB) {
+        auto *Ld = llvm::dyn_cast<llvm::LoadInst>(&I);
+        if (Ld && Ld->getType()->isVectorTy()) {
+          EXPECT_TRUE(Ld->getMetadata(llvm::LLVMContext::MD_alias_scope))
+              << "a vector load of group memory in the rows' loop: "
+              << text(*Ld);
+        }
+      }
 }
 
 // A body that is not resumable (no barrier) has no register file to

@@ -151,30 +151,41 @@ kernel &bounded_add(kernarg_u64 %out, kernarg_u32 %n, kernarg_u32 %k)
 };
 )";
 
-TEST(VectorizeTest, BoundsCheckedWavesRunUnmaskedInWholeGroups) {
-  if (runsOnGpu())
-    GTEST_SKIP() << "the CPU's work-group functions";
-  const unsigned W = openhsa::finalizer::hostVectorWidth();
+/// The IR of Source finalized W wide, as the optimization pipeline left it
+/// (OPENHSA_DUMP_IR's <module>.ll); empty, and a failure, if it fails.
+std::string optimizedIr(const char *Source, unsigned W) {
   llvm::SmallString<64> Dir;
-  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("openhsa-ir", Dir));
+  if (llvm::sys::fs::createUniqueDirectory("openhsa-ir", Dir)) {
+    ADD_FAILURE() << "no directory for the IR";
+    return "";
+  }
   setenv("OPENHSA_DUMP_IR", Dir.c_str(), 1);
-  auto Dumped = finalizeText(BoundedAdd, W);
+  auto Dumped = finalizeText(Source, W);
   unsetenv("OPENHSA_DUMP_IR");
-  ASSERT_TRUE(bool(Dumped)) << llvm::toString(Dumped.takeError());
-  // The optimized IR.
+  if (!Dumped)
+    ADD_FAILURE() << llvm::toString(Dumped.takeError());
   std::string Optimized;
   std::error_code EC;
   for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
        It.increment(EC)) {
     llvm::StringRef Path = It->path();
-    if (Path.ends_with(".ll") && !Path.ends_with(".lowered.ll")) {
-      auto Buf = llvm::MemoryBuffer::getFile(Path);
-      ASSERT_TRUE(bool(Buf));
-      Optimized += (*Buf)->getBuffer().str();
-    }
+    if (Path.ends_with(".ll") && !Path.ends_with(".lowered.ll"))
+      if (auto Buf = llvm::MemoryBuffer::getFile(Path))
+        Optimized += (*Buf)->getBuffer().str();
     llvm::sys::fs::remove(Path);
   }
   llvm::sys::fs::remove(Dir);
+  if (Dumped && Optimized.empty())
+    ADD_FAILURE() << "no optimized IR dumped";
+  return Optimized;
+}
+
+TEST(VectorizeTest, BoundsCheckedWavesRunUnmaskedInWholeGroups) {
+  if (runsOnGpu())
+    GTEST_SKIP() << "the CPU's work-group functions";
+  const unsigned W = openhsa::finalizer::hostVectorWidth();
+  const std::string Optimized = optimizedIr(BoundedAdd, W);
+  ASSERT_FALSE(Optimized.empty());
   const std::string Vector = "<" + std::to_string(W) + " x i32>";
   EXPECT_NE(Optimized.find("= load " + Vector + ", ptr"), std::string::npos)
       << "no unmasked vector load:\n"
@@ -206,6 +217,81 @@ TEST(VectorizeTest, BoundsCheckedWavesRunUnmaskedInWholeGroups) {
               << "item " << I << " n " << N << " k " << K;
         }
       }
+}
+
+// The same bounds check in a kernel with a barrier, whose regions run their
+// waves column by column (a loop over a column's rows inside the loop over
+// X positions, CpuTarget.cpp): the check of the X ids holds for the whole
+// nest, which gets the unmasked copy (before, only innermost loops were
+// versioned, and the rows' loop is innermost: every wave ran masked).
+// Results in groups of one row and of several, partial ones included.
+const char *BoundedAddBarrier = R"(
+module &m:1:0:$full:$large:$default;
+kernel &bounded_barrier(kernarg_u64 %out, kernarg_u32 %n, kernarg_u32 %k)
+{
+	workitemabsid_u32	$s0, 0;
+	workitemflatabsid_u32	$s5;
+	ld_kernarg_align(4)_width(all)_u32	$s1, [%n];
+	ld_kernarg_align(4)_width(all)_u32	$s2, [%k];
+	add_u32	$s3, $s0, $s2;
+	cmp_ge_b1_u32	$c0, $s3, $s1;
+	cbr_b1	$c0, @done;
+	cvt_u64_u32	$d0, $s5;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%out];
+	add_u64	$d1, $d1, $d0;
+	ld_global_u32	$s4, [$d1];
+	add_u32	$s4, $s4, $s3;
+	st_global_u32	$s4, [$d1];
+@done:
+	barrier;
+	ret;
+};
+)";
+
+TEST(VectorizeTest, BoundsCheckedWavesRunUnmaskedAcrossBarriers) {
+  if (runsOnGpu())
+    GTEST_SKIP() << "the CPU's work-group functions";
+  const unsigned W = openhsa::finalizer::hostVectorWidth();
+  const std::string Optimized = optimizedIr(BoundedAddBarrier, W);
+  ASSERT_FALSE(Optimized.empty());
+  const std::string Vector = "<" + std::to_string(W) + " x i32>";
+  EXPECT_NE(Optimized.find("= load " + Vector + ", ptr"), std::string::npos)
+      << "no unmasked vector load:\n"
+      << Optimized;
+  EXPECT_NE(Optimized.find("store " + Vector + " "), std::string::npos)
+      << "no unmasked vector store";
+  auto Ps = bothWays(BoundedAddBarrier, "&bounded_barrier");
+  ASSERT_EQ(Ps.size(), 2u);
+  struct Shape {
+    uint32_t SizeX, SizeY, GroupX, GroupY;
+  };
+  for (Shape S :
+       {Shape{1000, 1, 64, 1}, Shape{200, 6, 64, 4}, Shape{70, 5, 32, 2}})
+    for (uint32_t N : {0u, 50u, 64u, 150u, 5000u})
+      for (uint32_t K : {0u, 0xffffffffu - 100u})
+        for (const auto &P : Ps) {
+          const uint32_t Items = S.SizeX * S.SizeY;
+          std::vector<uint32_t> Out(Items);
+          std::iota(Out.begin(), Out.end(), 1u);
+          struct {
+            uint32_t *Out;
+            uint32_t N, K;
+          } Args{Out.data(), N, K};
+          Grid G;
+          G.Dims = S.SizeY > 1 ? 2 : 1;
+          G.Size[0] = S.SizeX;
+          G.Size[1] = S.SizeY;
+          G.WorkGroup[0] = S.GroupX;
+          G.WorkGroup[1] = S.GroupY;
+          runKernel(P, "&bounded_barrier", G, &Args);
+          for (uint32_t I = 0; I < Items; ++I) {
+            const uint32_t Id = I % S.SizeX + K;
+            ASSERT_EQ(Out[I], Id < N ? I + 1 + Id : I + 1)
+                << "item " << I << " n " << N << " k " << K << ", grid "
+                << S.SizeX << "x" << S.SizeY;
+          }
+        }
 }
 
 // Nested divergence: an if/else inside a divergent loop, an if inside the
