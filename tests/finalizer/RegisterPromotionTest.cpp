@@ -373,6 +373,30 @@ TEST(RegisterPromotionTest, RowsOfAColumnShareWhatTheirXIdsLoad) {
       }
 }
 
+// Column by column only where the body asks for a Y or Z id: a 1-D body
+// computes alike in every row, and its regions keep the loop over a row's
+// waves (the tree reduction took 5.8 against 4.9 ms on one core with a
+// loop over each column's one row).
+TEST(RegisterPromotionTest, OnlyBodiesWithRowIdsRunColumnByColumn) {
+  for (const char *Name : {"sgemm_tiled.hsail", "reduction.hsail"}) {
+    SCOPED_TRACE(Name);
+    std::vector<finalizer::VectorizeStats> Stats;
+    auto L = buildWorkGroupFunctions(Name, Stats);
+    ASSERT_TRUE(L);
+    const std::string Kernel = L->Program.Kernels.at(0).Symbol.Name.substr(1);
+    const llvm::Function *Wg = L->M->getFunction("openhsa.wg." + Kernel);
+    ASSERT_TRUE(Wg);
+    unsigned Columns = 0;
+    for (const llvm::BasicBlock &BB : *Wg)
+      Columns += BB.getName().starts_with("column");
+    if (std::string(Name) == "sgemm_tiled.hsail") {
+      EXPECT_GT(Columns, 0u) << "the 2-D kernel runs row by row";
+    } else {
+      EXPECT_EQ(Columns, 0u) << "the 1-D kernel runs column by column";
+    }
+  }
+}
+
 // A body that is not resumable (no barrier) has no register file to
 // promote: it is left alone.
 TEST(RegisterPromotionTest, BodiesWithoutBarriersAreLeftAlone) {
