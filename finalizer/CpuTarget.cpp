@@ -240,6 +240,25 @@ void emitSteppedLoop(llvm::IRBuilder<> &B, llvm::Value *N, unsigned Step,
   B.SetInsertPoint(Exit);
 }
 
+/// The lanes of a W-wide wave whose index is below Left: those that have a
+/// work-item where Left are left.
+llvm::Value *lanesBelow(llvm::IRBuilder<> &B, unsigned W, llvm::Value *Left,
+                        const llvm::Twine &Name = "") {
+  llvm::SmallVector<llvm::Constant *, 64> Lanes;
+  for (unsigned L = 0; L < W; ++L)
+    Lanes.push_back(B.getInt32(L));
+  return B.CreateICmpULT(llvm::ConstantVector::get(Lanes),
+                         B.CreateVectorSplat(W, Left), Name);
+}
+
+/// The mask of the partial wave at a row's end, Rest lanes on. Rest is at
+/// least 1: lane 0 is on, and saying so as a constant lets the body's
+/// checks that only lane 0 needs fold away.
+llvm::Value *tailMask(llvm::IRBuilder<> &B, unsigned W, llvm::Value *Rest) {
+  return B.CreateInsertElement(lanesBelow(B, W, Rest), B.getTrue(), uint64_t(0),
+                               "tail.mask");
+}
+
 /// The X loop of a vectorized kernel: whole waves of W work-items with
 /// every lane on, then the partial wave at the end of the row with the
 /// lanes past it off. Call(X, Mask) calls the body for the wave at X; the
@@ -262,15 +281,7 @@ void emitWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX, llvm::Value *Count,
   B.CreateCondBr(B.CreateICmpNE(Rest, B.getInt32(0)), Tail, Done);
   B.SetInsertPoint(Tail);
   B.CreateStore(Whole, LocalX);
-  llvm::SmallVector<llvm::Constant *, 16> Lanes;
-  for (unsigned L = 0; L < W; ++L)
-    Lanes.push_back(B.getInt32(L));
-  // Rest is at least 1: lane 0 is on, and saying so as a constant lets
-  // the body's checks that only lane 0 needs fold away.
-  Call(Whole,
-       B.CreateInsertElement(B.CreateICmpULT(llvm::ConstantVector::get(Lanes),
-                                             B.CreateVectorSplat(W, Rest)),
-                             B.getTrue(), uint64_t(0), "tail.mask"));
+  Call(Whole, tailMask(B, W, Rest));
   B.CreateBr(Done);
   B.SetInsertPoint(Done);
 }
@@ -314,14 +325,7 @@ void emitRowWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX,
                  Tail, Done);
   B.SetInsertPoint(Tail);
   B.CreateStore(Whole, LocalX);
-  llvm::SmallVector<llvm::Constant *, 16> Lanes;
-  for (unsigned L = 0; L < W; ++L)
-    Lanes.push_back(B.getInt32(L));
-  // At least one lane remains: lane 0 is on (see emitWaveLoop).
-  CallPartial(B.CreateInsertElement(
-      B.CreateICmpULT(llvm::ConstantVector::get(Lanes),
-                      B.CreateVectorSplat(W, B.CreateSub(Count, Whole))),
-      B.getTrue(), uint64_t(0), "tail.mask"));
+  CallPartial(tailMask(B, W, B.CreateSub(Count, Whole)));
   B.CreateBr(Done);
   B.SetInsertPoint(Done);
 }
@@ -387,14 +391,7 @@ void emitColumnWaveLoops(llvm::IRBuilder<> &B, llvm::Value *LocalX,
                  Tail, Done);
   B.SetInsertPoint(Tail);
   B.CreateStore(Whole, LocalX);
-  llvm::SmallVector<llvm::Constant *, 16> Lanes;
-  for (unsigned L = 0; L < W; ++L)
-    Lanes.push_back(B.getInt32(L));
-  // At least one lane remains: lane 0 is on (see emitWaveLoop).
-  llvm::Value *Mask = B.CreateInsertElement(
-      B.CreateICmpULT(llvm::ConstantVector::get(Lanes),
-                      B.CreateVectorSplat(W, B.CreateSub(Count, Whole))),
-      B.getTrue(), uint64_t(0), "tail.mask");
+  llvm::Value *Mask = tailMask(B, W, B.CreateSub(Count, Whole));
   emitLoop(B, Rows, "y", [&](llvm::Value *TailY) {
     B.CreateStore(TailY, LocalY);
     CallPartial(Mask);
@@ -408,14 +405,9 @@ void emitColumnWaveLoops(llvm::IRBuilder<> &B, llvm::Value *LocalX,
 template <typename CallFn>
 void emitMaskedWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX,
                         llvm::Value *Count, unsigned W, CallFn Call) {
-  llvm::SmallVector<llvm::Constant *, 16> Lanes;
-  for (unsigned L = 0; L < W; ++L)
-    Lanes.push_back(B.getInt32(L));
   emitSteppedLoop(B, Count, W, "wave", [&](llvm::Value *X) {
     B.CreateStore(X, LocalX);
-    Call(B.CreateICmpULT(llvm::ConstantVector::get(Lanes),
-                         B.CreateVectorSplat(W, B.CreateSub(Count, X)),
-                         "wave.mask"));
+    Call(lanesBelow(B, W, B.CreateSub(Count, X), "wave.mask"));
   });
 }
 
@@ -427,9 +419,6 @@ void emitMaskedWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX,
 template <typename CallFn>
 void emitFlatWaveLoop(llvm::IRBuilder<> &B, llvm::Value *const Local[3],
                       llvm::Value *const Current[3], unsigned W, CallFn Call) {
-  llvm::SmallVector<llvm::Constant *, 16> Lanes;
-  for (unsigned L = 0; L < W; ++L)
-    Lanes.push_back(B.getInt32(L));
   llvm::Value *Items =
       B.CreateMul(Current[0], B.CreateMul(Current[1], Current[2]));
   emitSteppedLoop(B, Items, W, "flat", [&](llvm::Value *Flat) {
@@ -437,9 +426,7 @@ void emitFlatWaveLoop(llvm::IRBuilder<> &B, llvm::Value *const Local[3],
     B.CreateStore(B.CreateURem(Flat, Current[0]), Local[0]);
     B.CreateStore(B.CreateURem(Row, Current[1]), Local[1]);
     B.CreateStore(B.CreateUDiv(Row, Current[1]), Local[2]);
-    Call(B.CreateICmpULT(llvm::ConstantVector::get(Lanes),
-                         B.CreateVectorSplat(W, B.CreateSub(Items, Flat)),
-                         "flat.mask"));
+    Call(lanesBelow(B, W, B.CreateSub(Items, Flat), "flat.mask"));
   });
 }
 
