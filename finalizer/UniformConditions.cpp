@@ -132,17 +132,9 @@ public:
     if (llvm::Value *X = llvm::getSplatValue(V))
       return X;
     auto *Shuffle = llvm::dyn_cast<llvm::ShuffleVectorInst>(V);
-    if (!Shuffle)
+    if (!Shuffle || llvm::getSplatIndex(Shuffle->getShuffleMask()) < 0)
       return nullptr;
-    const int Index = llvm::getSplatIndex(Shuffle->getShuffleMask());
-    auto *Src = llvm::dyn_cast<llvm::FixedVectorType>(
-        Shuffle->getOperand(0)->getType());
-    if (Index < 0 || !Src)
-      return nullptr;
-    const unsigned N = Src->getNumElements();
-    return unsigned(Index) < N
-               ? elementOf(Shuffle->getOperand(0), unsigned(Index))
-               : elementOf(Shuffle->getOperand(1), unsigned(Index) - N);
+    return elementOf(Shuffle, 0);
   }
 
   llvm::Loop &L;
