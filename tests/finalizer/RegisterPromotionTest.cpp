@@ -208,6 +208,12 @@ buildWorkGroupFunctions(const char *Name,
   return L;
 }
 
+/// The work-group function of L's first kernel (CpuTarget.cpp), or null.
+llvm::Function *workGroupFunction(const Lowered &L) {
+  return L.M->getFunction("openhsa.wg." +
+                          L.Program.Kernels.at(0).Symbol.Name.substr(1));
+}
+
 // The benchmark kernels with barriers in loops: every access to group and
 // global memory is a vector access once vectorized (before, the offsets
 // reloaded from the register file lost their stride: gathers and
@@ -253,8 +259,7 @@ TEST(RegisterPromotionTest, SharedRegistersPassOnAtTheirOwnWidth) {
     auto L = buildWorkGroupFunctions(Name, Stats);
     ASSERT_TRUE(L);
     ASSERT_GE(Stats.at(0).GroupRegisters, 1u) << describe(Stats[0]);
-    const std::string Kernel = L->Program.Kernels.at(0).Symbol.Name.substr(1);
-    const llvm::Function *Wg = L->M->getFunction("openhsa.wg." + Kernel);
+    const llvm::Function *Wg = workGroupFunction(*L);
     ASSERT_TRUE(Wg);
     unsigned Copies = 0;
     for (const llvm::Instruction &I : llvm::instructions(*Wg)) {
@@ -349,7 +354,7 @@ TEST(RegisterPromotionTest, RowsOfAColumnShareWhatTheirXIdsLoad) {
   ASSERT_TRUE(L);
   auto Object = finalizer::compileToObject(*L->M);
   ASSERT_TRUE(bool(Object)) << llvm::toString(Object.takeError());
-  llvm::Function *Wg = L->M->getFunction("openhsa.wg.sgemm_tiled");
+  llvm::Function *Wg = workGroupFunction(*L);
   ASSERT_TRUE(Wg);
   llvm::DominatorTree DT(*Wg);
   llvm::LoopInfo LI(DT);
@@ -383,8 +388,7 @@ TEST(RegisterPromotionTest, OnlyBodiesWithRowIdsRunColumnByColumn) {
     std::vector<finalizer::VectorizeStats> Stats;
     auto L = buildWorkGroupFunctions(Name, Stats);
     ASSERT_TRUE(L);
-    const std::string Kernel = L->Program.Kernels.at(0).Symbol.Name.substr(1);
-    const llvm::Function *Wg = L->M->getFunction("openhsa.wg." + Kernel);
+    const llvm::Function *Wg = workGroupFunction(*L);
     ASSERT_TRUE(Wg);
     unsigned Columns = 0;
     for (const llvm::BasicBlock &BB : *Wg)
