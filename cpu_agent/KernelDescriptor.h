@@ -76,6 +76,10 @@ struct KernelDescriptor {
   uint32_t PrivateSegmentSize = 0; // Per work-item.
   uint32_t KernargSegmentSize = 0;
   uint32_t KernargSegmentAlignment = 16;
+  /// Non-zero where Entry runs the slice of its group the context names
+  /// (abi/CpuDispatchContext.h): the X ranges of slices start at multiples
+  /// of it. Native kernels: zero, whole groups.
+  uint32_t SliceStep = 0;
   /// Checked at dispatch when HasConstraints is set.
   DispatchConstraints Constraints;
   bool HasConstraints = false;

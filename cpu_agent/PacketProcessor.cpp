@@ -2,6 +2,7 @@
 #include "cpu_agent/PacketProcessor.h"
 
 #include "cpu_agent/CallsJitCode.h"
+#include "cpu_agent/GroupSlices.h"
 #include "cpu_agent/KernelDescriptor.h"
 #include "cpu_agent/KernelFaults.h"
 #include "cpu_agent/KernelHelpers.h"
@@ -95,6 +96,8 @@ struct PacketProcessor::DispatchJob final : GroupJob {
   std::shared_ptr<QueueState> State;
   hsa_ext_openhsa_dispatch_context_t Context;
   uint64_t GroupsX, GroupsXY;
+  /// The job's units are Slices.Parts slices of each work-group.
+  GroupSlices Slices;
   size_t GroupBytes;   // Static + dynamic group segment.
   size_t PrivateBytes; // For a whole work-group.
   /// A work-group faulted, or the dispatch was cancelled and some of its
@@ -115,6 +118,7 @@ PacketProcessor::PacketProcessor(const Agent &Owner, unsigned Workers,
     : Owner(Owner), Limits(Limits), AgentDispatch(AgentDispatch),
       Scratch(Workers + 1), InlineSlot(Workers),
       InlineSmallDispatches(envFlag("OPENHSA_CPU_INLINE_DISPATCH", true)),
+      SliceFewGroups(envFlag("OPENHSA_CPU_SLICES", true)),
       Runners(std::make_unique<Runner[]>(Workers + 1)),
       Pool(Workers, [Bind = std::move(BindWorker)] {
         acceptKernelCancellation();
@@ -476,7 +480,17 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
   const uint64_t Gx = (uint64_t(Grid[0]) + Wg[0] - 1) / Wg[0];
   const uint64_t Gy = (uint64_t(Grid[1]) + Wg[1] - 1) / Wg[1];
   const uint64_t Gz = (uint64_t(Grid[2]) + Wg[2] - 1) / Wg[2];
-  auto Job = std::make_shared<DispatchJob>(*this, Gx * Gy * Gz);
+  // Few work-groups that run long (or not run yet) are cut into slices
+  // where the kernel allows: the threads share them more evenly.
+  const uint64_t Groups = Gx * Gy * Gz;
+  const uint64_t PerGroupNs = K->NanosPerGroup.load(std::memory_order_relaxed);
+  const bool Small = PerGroupNs != 0 && Groups <= InlineBudgetNs / PerGroupNs;
+  const GroupSlices Slices =
+      Small || !SliceFewGroups
+          ? GroupSlices{}
+          : chooseSlices(K->SliceStep, Wg, Groups, Pool.workers() + 1);
+  auto Job = std::make_shared<DispatchJob>(*this, Groups * Slices.Parts);
+  Job->Slices = Slices;
   Job->Packet = P;
   Job->Kernel = K;
   Job->Q = &Q;
@@ -513,24 +527,22 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
   // here alone; others go to the workers at once, and this thread helps
   // for a while. Either way the work-groups are claimed in order, so a
   // dispatch moved to the workers half way keeps that order.
-  const uint64_t PerGroupNs = K->NanosPerGroup.load(std::memory_order_relaxed);
+  const uint64_t PerUnitNs = PerGroupNs / Slices.Parts;
   const uint64_t Total = Job->Total;
-  bool Shared =
-      Total > 1 && (PerGroupNs == 0 || Total > InlineBudgetNs / PerGroupNs);
+  bool Shared = Total > 1 && !Small;
   if (Shared)
     Pool.submit(Job);
   // A single work-group longer than the help budget would overrun it, and
   // would run beside the pool's workers, one per core, on a core that one
   // of them has: nbody's 32 work-groups of 1.1 ms on 16 cores took four
   // rounds instead of two. The workers take them all.
-  if (Shared && PerGroupNs > HelpBudgetNs)
+  if (Shared && PerUnitNs > HelpBudgetNs)
     return Outcome::Consumed;
   // Chunks start at one work-group and double up to about ProcessorChunkNs
   // of work by the estimate: a kernel much slower than last time overruns
   // the budget by about as much as it had run when it was caught.
   const uint64_t MaxChunk =
-      PerGroupNs == 0 ? 1
-                      : std::max<uint64_t>(1, ProcessorChunkNs / PerGroupNs);
+      PerUnitNs == 0 ? 1 : std::max<uint64_t>(1, ProcessorChunkNs / PerUnitNs);
   uint64_t Chunk = 1;
   const uint64_t Start = monotonicNanoseconds();
   // For detach (releasedQueue): until this is reset, this thread looks at
@@ -559,8 +571,9 @@ void PacketProcessor::finishDispatch(DispatchJob &Job) {
   // every later small dispatch to the workers, and a kernel that really got
   // slower costs an inline dispatch at most its budget before the workers
   // take over (launchDispatch).
+  const uint64_t Groups = Job.Total / Job.Slices.Parts;
   const uint64_t Measured = std::max<uint64_t>(
-      1, Job.busyNanoseconds() / std::max<uint64_t>(Job.Total, 1));
+      1, Job.busyNanoseconds() / std::max<uint64_t>(Groups, 1));
   const uint64_t Before =
       Job.Kernel->NanosPerGroup.load(std::memory_order_relaxed);
   Job.Kernel->NanosPerGroup.store(Before == 0 ? Measured
@@ -582,35 +595,46 @@ namespace {
 
 /// What runGroups needs, through runKernelCode's one pointer.
 struct GroupRun {
-  const hsa_ext_openhsa_dispatch_context_t *Context;
+  abi::CpuDispatchContext *Context;
   hsa_ext_openhsa_workgroup_fn_t Entry;
   const void *Kernarg;
-  uint64_t Begin, End, GroupsX, GroupsXY;
+  uint64_t Begin, End, GroupsX, GroupsXY; // Begin, End: units.
+  const GroupSlices *Slices;
   const std::atomic<bool> *Stopped;   // The dispatch's.
   const std::atomic<bool> *Cancelled; // The queue's.
   bool SkippedCancelled = false;      // Out: work-groups left unrun.
 };
 
-/// Runs work-groups [Begin, End) of a dispatch, unless one of its
-/// work-groups faulted meanwhile (in another chunk) or the dispatch is
-/// being cancelled.
+/// Runs units [Begin, End) of a dispatch (its work-groups, or their
+/// slices: unit U is slice U % Parts of work-group U / Parts), unless one
+/// of its work-groups faulted meanwhile (in another chunk) or the dispatch
+/// is being cancelled.
 OPENHSA_CALLS_JIT_CODE
 void runGroups(void *Data) {
   GroupRun &R = *static_cast<GroupRun *>(Data);
+  const uint32_t Parts = R.Slices->Parts;
   // Flattened ID G = X + Y * GroupsX + Z * GroupsXY, in increasing order.
-  uint64_t Z = R.Begin / R.GroupsXY;
-  const uint64_t Rem = R.Begin - Z * R.GroupsXY;
+  const uint64_t First = R.Begin / Parts;
+  uint32_t Part = uint32_t(R.Begin % Parts);
+  uint64_t Z = First / R.GroupsXY;
+  const uint64_t Rem = First - Z * R.GroupsXY;
   uint64_t Y = Rem / R.GroupsX;
   uint64_t X = Rem - Y * R.GroupsX;
   const uint64_t GroupsY = R.GroupsXY / R.GroupsX;
-  for (uint64_t G = R.Begin; G < R.End; ++G) {
+  for (uint64_t U = R.Begin; U < R.End; ++U) {
     if (R.Stopped->load(std::memory_order_relaxed))
       return;
     if (R.Cancelled->load(std::memory_order_relaxed)) {
       R.SkippedCancelled = true;
       return;
     }
-    R.Entry(R.Kernarg, R.Context, uint32_t(X), uint32_t(Y), uint32_t(Z));
+    if (Parts > 1)
+      R.Slices->select(Part, *R.Context);
+    R.Entry(R.Kernarg, &R.Context->Public, uint32_t(X), uint32_t(Y),
+            uint32_t(Z));
+    if (++Part < Parts)
+      continue;
+    Part = 0;
     if (++X == R.GroupsX) {
       X = 0;
       if (++Y == GroupsY) {
@@ -639,7 +663,10 @@ const char *signalName(int Sig) {
 
 bool PacketProcessor::runWorkGroups(DispatchJob &Job, uint64_t Begin,
                                     uint64_t End, unsigned Slot) {
-  hsa_ext_openhsa_dispatch_context_t C = Job.Context;
+  abi::CpuDispatchContext Whole;
+  Whole.Public = Job.Context;
+  Whole.wholeGroup();
+  hsa_ext_openhsa_dispatch_context_t &C = Whole.Public;
   C.compute_unit_id = Slot;
   const size_t PrivateOffset = (Job.GroupBytes + 63) & ~size_t(63);
   const size_t Bytes = PrivateOffset + Job.PrivateBytes;
@@ -654,13 +681,14 @@ bool PacketProcessor::runWorkGroups(DispatchJob &Job, uint64_t Begin,
     C.group_base = Job.GroupBytes ? Base : nullptr;
     C.private_base = Job.PrivateBytes ? Base + PrivateOffset : nullptr;
   }
-  GroupRun Run{&C,
+  GroupRun Run{&Whole,
                Job.Kernel->Entry,
                Job.Packet.kernarg_address,
                Begin,
                End,
                Job.GroupsX,
                Job.GroupsXY,
+               &Job.Slices,
                &Job.Stopped,
                &Job.State->Cancelled};
   // The recovery point is armed around this chunk of work-groups only, in

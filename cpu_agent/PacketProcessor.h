@@ -136,6 +136,7 @@ private:
   WorkGroupScratch Scratch; // Worker slots, then one for this thread.
   const unsigned InlineSlot;
   const bool InlineSmallDispatches;
+  const bool SliceFewGroups; // OPENHSA_CPU_SLICES (GroupSlices.h).
 
   /// The processor thread sleeps on it; detach waits on it too (completions
   /// and the acknowledgement of a new queue list notify it).

@@ -67,6 +67,7 @@ std::vector<uint8_t> CodeObject::serialize() const {
         {"require_no_partial_workgroups", K.RequireNoPartialWorkgroups},
         {"vector_width", K.VectorWidth},
         {"scalar_reason", K.ScalarReason},
+        {"slice_step", K.SliceStep},
         {"gpu_grid_guard", K.GpuGridGuard}});
   for (const VariableSymbol &V : Variables)
     Vs.push_back(llvm::json::Object{{"name", V.Name},
@@ -254,6 +255,9 @@ llvm::Expected<CodeObject> CodeObject::deserialize(llvm::ArrayRef<uint8_t> In) {
         return E;
     if (O->get("scalar_reason"))
       if (auto E = Str(*O, "scalar_reason", K.ScalarReason))
+        return E;
+    if (O->get("slice_step"))
+      if (auto E = Int(*O, "slice_step", K.SliceStep, 64))
         return E;
     if (O->get("gpu_grid_guard"))
       if (auto E = Bool(*O, "gpu_grid_guard", K.GpuGridGuard))

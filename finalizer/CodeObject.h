@@ -43,6 +43,10 @@ struct KernelSymbol {
   /// vectorized (finalizer/WorkItemVectorizer.h).
   uint32_t VectorWidth = 1;
   std::string ScalarReason;
+  /// Non-zero: the work-group function runs the slice of its group the
+  /// agent asks for (abi/CpuDispatchContext.h), whose X range starts at a
+  /// multiple of SliceStep. Zero: it runs the whole group.
+  uint32_t SliceStep = 0;
   /// GPU kernels without work-group barriers check the grid themselves: a
   /// dispatch is one launch whose threads past the grid return at once
   /// (abi/GpuKernelAbi.h). Others get a launch per work-group size.

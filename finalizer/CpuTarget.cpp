@@ -1,5 +1,6 @@
 //===- finalizer/CpuTarget.cpp - Work-group functions for the CPU agent ---===//
 #include "finalizer/CpuTarget.h"
+#include "abi/CpuDispatchContext.h"
 #include "brig/BrigModule.h"
 #include "finalizer/Codegen.h"
 #include "finalizer/PromoteRegisterFile.h"
@@ -197,21 +198,20 @@ void defineQueries(llvm::Module &M) {
       });
 }
 
-/// Emits `for (I = 0; I < N; ++I) Body(I)` at B's insertion point and leaves
-/// B after the loop.
+/// Emits `for (I = Begin; I < N; ++I) Body(I)` at B's insertion point and
+/// leaves B after the loop. Begin < N: the loop runs at least once.
 template <typename BodyFn>
-void emitLoop(llvm::IRBuilder<> &B, llvm::Value *N, const char *Name,
-              BodyFn Body) {
+void emitLoop(llvm::IRBuilder<> &B, llvm::Value *Begin, llvm::Value *N,
+              const char *Name, BodyFn Body) {
   llvm::LLVMContext &C = B.getContext();
   llvm::Function *F = B.GetInsertBlock()->getParent();
   llvm::BasicBlock *Pre = B.GetInsertBlock();
   auto *Head = llvm::BasicBlock::Create(C, std::string(Name) + ".body", F);
   auto *Exit = llvm::BasicBlock::Create(C, std::string(Name) + ".exit", F);
-  // Work-groups are never empty: the loops run at least once.
   B.CreateBr(Head);
   B.SetInsertPoint(Head);
   llvm::PHINode *I = B.CreatePHI(B.getInt32Ty(), 2, Name);
-  I->addIncoming(B.getInt32(0), Pre);
+  I->addIncoming(Begin, Pre);
   Body(I);
   llvm::Value *Next = B.CreateAdd(I, B.getInt32(1), "", true, true);
   I->addIncoming(Next, B.GetInsertBlock());
@@ -219,20 +219,28 @@ void emitLoop(llvm::IRBuilder<> &B, llvm::Value *N, const char *Name,
   B.SetInsertPoint(Exit);
 }
 
-/// Emits `for (X = 0; X < N; X += Step) Body(X)` (possibly no iteration) at
-/// B's insertion point and leaves B after the loop.
+/// Emits `for (I = 0; I < N; ++I) Body(I)`: work-groups are never empty,
+/// so the loops over their ids run at least once.
 template <typename BodyFn>
-void emitSteppedLoop(llvm::IRBuilder<> &B, llvm::Value *N, unsigned Step,
-                     const char *Name, BodyFn Body) {
+void emitLoop(llvm::IRBuilder<> &B, llvm::Value *N, const char *Name,
+              BodyFn Body) {
+  emitLoop(B, B.getInt32(0), N, Name, Body);
+}
+
+/// Emits `for (X = Begin; X < N; X += Step) Body(X)` (possibly no
+/// iteration) at B's insertion point and leaves B after the loop.
+template <typename BodyFn>
+void emitSteppedLoop(llvm::IRBuilder<> &B, llvm::Value *Begin, llvm::Value *N,
+                     unsigned Step, const char *Name, BodyFn Body) {
   llvm::LLVMContext &C = B.getContext();
   llvm::Function *F = B.GetInsertBlock()->getParent();
   llvm::BasicBlock *Pre = B.GetInsertBlock();
   auto *Head = llvm::BasicBlock::Create(C, std::string(Name) + ".body", F);
   auto *Exit = llvm::BasicBlock::Create(C, std::string(Name) + ".exit", F);
-  B.CreateCondBr(B.CreateICmpULT(B.getInt32(0), N), Head, Exit);
+  B.CreateCondBr(B.CreateICmpULT(Begin, N), Head, Exit);
   B.SetInsertPoint(Head);
   llvm::PHINode *I = B.CreatePHI(B.getInt32Ty(), 2, Name);
-  I->addIncoming(B.getInt32(0), Pre);
+  I->addIncoming(Begin, Pre);
   Body(I);
   llvm::Value *Next = B.CreateAdd(I, B.getInt32(Step), "", true, true);
   I->addIncoming(Next, B.GetInsertBlock());
@@ -259,18 +267,24 @@ llvm::Value *tailMask(llvm::IRBuilder<> &B, unsigned W, llvm::Value *Rest) {
                                "tail.mask");
 }
 
-/// The X loop of a vectorized kernel: whole waves of W work-items with
-/// every lane on, then the partial wave at the end of the row with the
-/// lanes past it off. Call(X, Mask) calls the body for the wave at X; the
-/// body is inlined at both calls, and with its mask a constant the first
-/// copy has no masked memory access left.
+/// The X loop of a vectorized kernel, from Begin (a multiple of W) to
+/// Count: whole waves of W work-items with every lane on, then the partial
+/// wave at the end of the row with the lanes past it off. Call(X, Mask)
+/// calls the body for the wave at X; the body is inlined at both calls,
+/// and with its mask a constant the first copy has no masked memory access
+/// left.
 template <typename CallFn>
-void emitWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX, llvm::Value *Count,
-                  unsigned W, CallFn Call) {
+void emitWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX, llvm::Value *Begin,
+                  llvm::Value *Count, unsigned W, CallFn Call) {
   llvm::LLVMContext &C = B.getContext();
   llvm::Function *F = B.GetInsertBlock()->getParent();
-  llvm::Value *Whole = B.CreateAnd(Count, B.getInt32(~(W - 1)));
-  emitSteppedLoop(B, Whole, W, "wave", [&](llvm::Value *X) {
+  auto *Zero = llvm::dyn_cast<llvm::ConstantInt>(Begin);
+  llvm::Value *Whole =
+      Zero && Zero->isZero()
+          ? B.CreateAnd(Count, B.getInt32(~(W - 1)))
+          : B.CreateAdd(Begin, B.CreateAnd(B.CreateSub(Count, Begin),
+                                           B.getInt32(~(W - 1))));
+  emitSteppedLoop(B, Begin, Whole, W, "wave", [&](llvm::Value *X) {
     B.CreateStore(X, LocalX);
     Call(X, llvm::ConstantInt::getTrue(
                 llvm::FixedVectorType::get(B.getInt1Ty(), W)));
@@ -405,7 +419,7 @@ void emitColumnWaveLoops(llvm::IRBuilder<> &B, llvm::Value *LocalX,
 template <typename CallFn>
 void emitMaskedWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX,
                         llvm::Value *Count, unsigned W, CallFn Call) {
-  emitSteppedLoop(B, Count, W, "wave", [&](llvm::Value *X) {
+  emitSteppedLoop(B, B.getInt32(0), Count, W, "wave", [&](llvm::Value *X) {
     B.CreateStore(X, LocalX);
     Call(lanesBelow(B, W, B.CreateSub(Count, X), "wave.mask"));
   });
@@ -421,7 +435,7 @@ void emitFlatWaveLoop(llvm::IRBuilder<> &B, llvm::Value *const Local[3],
                       llvm::Value *const Current[3], unsigned W, CallFn Call) {
   llvm::Value *Items =
       B.CreateMul(Current[0], B.CreateMul(Current[1], Current[2]));
-  emitSteppedLoop(B, Items, W, "flat", [&](llvm::Value *Flat) {
+  emitSteppedLoop(B, B.getInt32(0), Items, W, "flat", [&](llvm::Value *Flat) {
     llvm::Value *Row = B.CreateUDiv(Flat, Current[0]);
     B.CreateStore(B.CreateURem(Flat, Current[0]), Local[0]);
     B.CreateStore(B.CreateURem(Row, Current[1]), Local[1]);
@@ -439,30 +453,48 @@ llvm::Value *rowsAreWavefronts(llvm::IRBuilder<> &B,
       B.CreateICmpEQ(B.CreateMul(Current[1], Current[2]), B.getInt32(1)));
 }
 
-/// Whether F, or a function it calls, asks for a work-item's Y or Z id (or
-/// a flattened one, which needs them): then its rows may differ, and what
-/// they compute from the X ids alone they share.
-bool usesRowIds(const llvm::Function &F) {
+/// Whether Asks(Call, Callee) holds for a call in F or in a function it
+/// calls, directly or not (Callee is null for an indirect call).
+template <typename AskFn> bool anyCallIn(const llvm::Function &F, AskFn Asks) {
   llvm::SmallPtrSet<const llvm::Function *, 8> Seen{&F};
   llvm::SmallVector<const llvm::Function *, 8> Work{&F};
   while (!Work.empty()) {
     const llvm::Function *G = Work.pop_back_val();
     for (const llvm::BasicBlock &BB : *G)
       for (const llvm::Instruction &I : BB) {
-        auto *CI = llvm::dyn_cast<llvm::CallInst>(&I);
-        const llvm::Function *Callee = CI ? CI->getCalledFunction() : nullptr;
-        if (!Callee)
+        auto *CI = llvm::dyn_cast<llvm::CallBase>(&I);
+        if (!CI)
           continue;
-        if (Callee->getName() == query::WorkItemId) {
-          auto *D = llvm::dyn_cast<llvm::ConstantInt>(CI->getArgOperand(1));
-          if (!D || !D->isZero())
-            return true;
-        } else if (!Callee->isDeclaration() && Seen.insert(Callee).second) {
+        const llvm::Function *Callee = CI->getCalledFunction();
+        if (Asks(*CI, Callee))
+          return true;
+        if (Callee && !Callee->isDeclaration() && Seen.insert(Callee).second)
           Work.push_back(Callee);
-        }
       }
   }
   return false;
+}
+
+/// Whether F, or a function it calls, asks for a work-item's Y or Z id (or
+/// a flattened one, which needs them): then its rows may differ, and what
+/// they compute from the X ids alone they share.
+bool usesRowIds(const llvm::Function &F) {
+  return anyCallIn(
+      F, [](const llvm::CallBase &CI, const llvm::Function *Callee) {
+        if (!Callee || Callee->getName() != query::WorkItemId)
+          return false;
+        auto *D = llvm::dyn_cast<llvm::ConstantInt>(CI.getArgOperand(1));
+        return !D || !D->isZero();
+      });
+}
+
+/// Whether F, or a function it calls, may reach the group segment (every
+/// group address starts from its base; an indirect call may do anything).
+bool mayUseGroupMemory(const llvm::Function &F) {
+  return anyCallIn(F, [](const llvm::CallBase &CI,
+                         const llvm::Function *Callee) {
+    return Callee ? Callee->getName() == query::GroupBase : !CI.isInlineAsm();
+  });
 }
 
 /// Explicit vectors of 512 bits in F use the zmm registers even where LLVM
@@ -577,6 +609,34 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
   };
   llvm::Value *Local[3] = {LocalPtr(0), LocalPtr(1), LocalPtr(2)};
 
+  // The part of the group to run: a slice the agent chose
+  // (abi/CpuDispatchContext.h) where the work-items run apart from each
+  // other, else all of it.
+  llvm::Value *Begin[3] = {B.getInt32(0), B.getInt32(0), B.getInt32(0)};
+  llvm::Value *End[3] = {Current[0], Current[1], Current[2]};
+  if (K.Symbol.SliceStep) {
+    using Cdc = abi::CpuDispatchContext;
+    llvm::Value *Empty = B.getFalse();
+    for (unsigned D = 0; D < 3; ++D) {
+      auto Field = [&](size_t Offset, const char *Name) {
+        return B.CreateLoad(
+            I32, B.CreateConstGEP1_64(B.getInt8Ty(), Context, Offset + 4 * D),
+            Name);
+      };
+      Begin[D] = Field(offsetof(Cdc, SliceBegin), "slice.begin");
+      End[D] = B.CreateBinaryIntrinsic(llvm::Intrinsic::umin, Current[D],
+                                       Field(offsetof(Cdc, SliceEnd), ""),
+                                       nullptr, "slice.end");
+      Empty = B.CreateOr(Empty, B.CreateICmpUGE(Begin[D], End[D]));
+    }
+    auto *Run = llvm::BasicBlock::Create(C, "slice", F);
+    auto *None = llvm::BasicBlock::Create(C, "slice.empty", F);
+    B.CreateCondBr(Empty, None, Run);
+    B.SetInsertPoint(None);
+    B.CreateRetVoid();
+    B.SetInsertPoint(Run);
+  }
+
   if (!K.UsesBarrier && VecBody) {
     if (FlatBody) {
       auto *Rows = llvm::BasicBlock::Create(C, "rows", F);
@@ -590,11 +650,11 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
       inlineVectorBody(F, FlatBody);
       B.SetInsertPoint(Rows);
     }
-    emitLoop(B, Current[2], "z", [&](llvm::Value *Z) {
+    emitLoop(B, Begin[2], End[2], "z", [&](llvm::Value *Z) {
       B.CreateStore(Z, LocalPtr(2));
-      emitLoop(B, Current[1], "y", [&](llvm::Value *Y) {
+      emitLoop(B, Begin[1], End[1], "y", [&](llvm::Value *Y) {
         B.CreateStore(Y, LocalPtr(1));
-        emitWaveLoop(B, LocalPtr(0), Current[0], W,
+        emitWaveLoop(B, LocalPtr(0), Begin[0], End[0], W,
                      [&](llvm::Value *, llvm::Value *Mask) {
                        B.CreateCall(VecBody, {Kernarg, Wi, Mask});
                      });
@@ -603,11 +663,11 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
     B.CreateRetVoid();
     inlineVectorBody(F, VecBody);
   } else if (!K.UsesBarrier) {
-    emitLoop(B, Current[2], "z", [&](llvm::Value *Z) {
+    emitLoop(B, Begin[2], End[2], "z", [&](llvm::Value *Z) {
       B.CreateStore(Z, LocalPtr(2));
-      emitLoop(B, Current[1], "y", [&](llvm::Value *Y) {
+      emitLoop(B, Begin[1], End[1], "y", [&](llvm::Value *Y) {
         B.CreateStore(Y, LocalPtr(1));
-        emitLoop(B, Current[0], "x", [&](llvm::Value *X) {
+        emitLoop(B, Begin[0], End[0], "x", [&](llvm::Value *X) {
           B.CreateStore(X, LocalPtr(0));
           B.CreateCall(K.Body, {Kernarg, Wi});
         });
@@ -965,6 +1025,13 @@ llvm::Error buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
               " work-items, and cannot be vectorized: " +
               K.Symbol.ScalarReason);
     K.Symbol.VectorWidth = V ? W : 1;
+    // Work-items that need no other work-item of their group (no barrier,
+    // no group memory, no wavefront of HSAIL's) may run in slices of their
+    // group on different threads (abi/CpuDispatchContext.h), whole waves
+    // each.
+    K.Symbol.SliceStep = !K.UsesBarrier && !Waves && !mayUseGroupMemory(*K.Body)
+                             ? K.Symbol.VectorWidth
+                             : 0;
     VecBodies.push_back(V);
     FlatBodies.push_back(Flat);
     GroupFileOffsets.push_back(GroupFileOffset);

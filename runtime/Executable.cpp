@@ -472,6 +472,7 @@ hsa_status_t Executable::load(const Agent *A,
         return Fail(Entry.takeError());
       }
       D->Entry = reinterpret_cast<hsa_ext_openhsa_workgroup_fn_t>(*Entry);
+      D->SliceStep = K.SliceStep;
     }
     D->Owner = A;
     D->GroupSegmentSize = K.GroupSegmentSize;

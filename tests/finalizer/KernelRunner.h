@@ -9,11 +9,13 @@
 #ifndef OPENHSA_TESTS_FINALIZER_KERNELRUNNER_H
 #define OPENHSA_TESTS_FINALIZER_KERNELRUNNER_H
 
+#include "abi/CpuDispatchContext.h"
 #include "abi/CpuWavefront.h"
 #include "brig/BrigModule.h"
 #include "brig/Validator.h"
 #include "brig/asm/Assembler.h"
 #include "cpu_agent/CallsJitCode.h"
+#include "cpu_agent/GroupSlices.h"
 #include "finalizer/Finalizer.h"
 #include "finalizer/JitLoader.h"
 #include "hsa/hsa_ext_openhsa.h"
@@ -192,7 +194,38 @@ struct Grid {
   uint32_t DynamicGroupBytes = 0;
 };
 
-/// Runs every work-group of G, in order, on this thread.
+/// Runs work-group (X, Y, Z) of kernel K through its work-group function
+/// Fn. Where K may run in slices (KernelSymbol::SliceStep) and Sliced
+/// holds, the group runs as the CPU agent runs the groups of a small
+/// dispatch (cpu_agent/GroupSlices.h), cut as finely as it can be: one
+/// slice per wave (or work-item) along the dimension with the most, one
+/// after the other; the kernel's results must not change.
+OPENHSA_CALLS_JIT_CODE
+inline void runWorkGroup(hsa_ext_openhsa_workgroup_fn_t Fn,
+                         const finalizer::KernelSymbol &K, const void *Kernarg,
+                         abi::CpuDispatchContext &C, uint32_t X, uint32_t Y,
+                         uint32_t Z, bool Sliced) {
+  C.wholeGroup();
+  if (!K.SliceStep || !Sliced)
+    return Fn(Kernarg, &C.Public, X, Y, Z);
+  const uint32_t *Wg = C.Public.workgroup_size;
+  const uint32_t Pieces[3] = {(Wg[0] + K.SliceStep - 1) / K.SliceStep, Wg[1],
+                              Wg[2]};
+  cpu::GroupSlices S;
+  for (uint8_t D = 1; D < 3; ++D)
+    if (Pieces[D] > Pieces[S.Dim])
+      S.Dim = D;
+  S.Parts = S.Pieces = Pieces[S.Dim];
+  S.Step = S.Dim == 0 ? K.SliceStep : 1;
+  for (uint32_t Part = 0; Part < S.Parts; ++Part) {
+    S.select(Part, C);
+    Fn(Kernarg, &C.Public, X, Y, Z);
+  }
+}
+
+/// Runs every work-group of G, in order, on this thread: the even ones
+/// (flattened) in slices where the kernel allows (runWorkGroup), the odd
+/// ones whole.
 OPENHSA_CALLS_JIT_CODE
 inline void runKernel(const FinalizedProgram &P, const std::string &Name,
                       const Grid &G, const void *Kernarg) {
@@ -209,7 +242,8 @@ inline void runKernel(const FinalizedProgram &P, const std::string &Name,
   auto Fn = reinterpret_cast<hsa_ext_openhsa_workgroup_fn_t>(*Entry);
 
   hsa_kernel_dispatch_packet_t Packet{};
-  hsa_ext_openhsa_dispatch_context_t C{};
+  abi::CpuDispatchContext Cdc{};
+  hsa_ext_openhsa_dispatch_context_t &C = Cdc.Public;
   C.packet = &Packet;
   C.dimensions = G.Dims;
   uint64_t WgItems = 1;
@@ -225,10 +259,11 @@ inline void runKernel(const FinalizedProgram &P, const std::string &Name,
   std::vector<uint8_t> Private(size_t(C.private_segment_size) * WgItems + 64);
   C.group_base = Group.data();
   C.private_base = Private.data();
+  uint64_t Flat = 0;
   for (uint32_t Z = 0; Z < C.grid_groups[2]; ++Z)
     for (uint32_t Y = 0; Y < C.grid_groups[1]; ++Y)
       for (uint32_t X = 0; X < C.grid_groups[0]; ++X)
-        Fn(Kernarg, &C, X, Y, Z);
+        runWorkGroup(Fn, *K, Kernarg, Cdc, X, Y, Z, Flat++ % 2 == 0);
 }
 
 /// A kernel around a few instructions, run once per element of arrays:
@@ -335,7 +370,8 @@ struct RunOptions {
   int PoisonByte = -1;
 };
 
-/// Runs every work-group of G as O says.
+/// Runs every work-group of G as O says (the even ones in slices where the
+/// kernel allows, as runKernel).
 OPENHSA_CALLS_JIT_CODE
 inline void runKernelWith(const FinalizedProgram &P, const std::string &Name,
                           const Grid &G, const void *Kernarg,
@@ -373,7 +409,9 @@ inline void runKernelWith(const FinalizedProgram &P, const std::string &Name,
   const uint64_t Total = Gxy * Base.grid_groups[2];
   std::atomic<uint64_t> Next{0};
   auto Worker = [&](unsigned T) OPENHSA_CALLS_JIT_CODE {
-    hsa_ext_openhsa_dispatch_context_t C = Base;
+    abi::CpuDispatchContext Cdc{};
+    Cdc.Public = Base;
+    hsa_ext_openhsa_dispatch_context_t &C = Cdc.Public;
     C.compute_unit_id = T;
     const uint8_t Fill = O.PoisonByte < 0 ? 0 : uint8_t(O.PoisonByte);
     std::vector<uint8_t> Group(C.group_segment_size + 64, Fill);
@@ -383,7 +421,8 @@ inline void runKernelWith(const FinalizedProgram &P, const std::string &Name,
     C.private_base = Private.data();
     for (uint64_t N; (N = Next.fetch_add(1)) < Total;) {
       const uint64_t Z = N / Gxy, Y = (N % Gxy) / Gx, X = N % Gx;
-      Fn(Kernarg, &C, uint32_t(X), uint32_t(Y), uint32_t(Z));
+      runWorkGroup(Fn, *K, Kernarg, Cdc, uint32_t(X), uint32_t(Y), uint32_t(Z),
+                   N % 2 == 0);
     }
   };
   std::vector<std::thread> Pool;

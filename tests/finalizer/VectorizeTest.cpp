@@ -1086,4 +1086,142 @@ kernel &search(kernarg_u64 %table, kernarg_u64 %out, kernarg_u32 %size)
         << X;
 }
 
+// Kernels whose work-items need no other work-item of their group may run
+// a group in slices on different threads (abi/CpuDispatchContext.h):
+// SliceStep is their width. Not kernels with a barrier, with group memory
+// (work-items may share it without one, through atomics), or with
+// cross-lane operations (HSAIL's wavefronts span the group's waves in
+// flat order where rows are not whole waves).
+TEST(VectorizeTest, OnlyKernelsOfIndependentWorkItemsRunInSlices) {
+  if (runsOnGpu())
+    GTEST_SKIP() << "slices of the CPU agent's work-groups";
+  const char *Source = R"(
+module &m:1:0:$full:$large:$default;
+kernel &apart(kernarg_u64 %out)
+{
+	workitemabsid_u32	$s0, 0;
+	cvt_u64_u32	$d0, $s0;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%out];
+	add_u64	$d1, $d1, $d0;
+	st_global_u32	$s0, [$d1];
+	ret;
+};
+kernel &barriers(kernarg_u64 %out)
+{
+	workitemabsid_u32	$s0, 0;
+	barrier;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%out];
+	st_global_u32	$s0, [$d1];
+	ret;
+};
+kernel &shares(kernarg_u64 %out)
+{
+	group_u32	%count;
+	atomicnoret_add_group_rlx_wg_u32	[%count], 1;
+	ret;
+};
+kernel &lanes(kernarg_u64 %out)
+{
+	activelanecount_u32_b1	$s0, 1;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%out];
+	st_global_u32	$s0, [$d1];
+	ret;
+};
+)";
+  auto P = finalizeText(Source);
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  const auto *Apart = P->kernel("&apart");
+  ASSERT_NE(Apart, nullptr);
+  EXPECT_EQ(Apart->SliceStep, Apart->VectorWidth);
+  EXPECT_NE(Apart->SliceStep, 0u);
+  EXPECT_EQ(P->kernel("&barriers")->SliceStep, 0u);
+  EXPECT_EQ(P->kernel("&shares")->SliceStep, 0u);
+  // Wavefronts of one work-item (OPENHSA_VECTORIZE=0) have no other lane.
+  EXPECT_EQ(P->kernel("&lanes")->SliceStep,
+            defaultWavefrontSize() > 1 ? 0u : 1u);
+  // The step survives serialization.
+  auto Back = openhsa::finalizer::CodeObject::deserialize(P->Code.serialize());
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_EQ(Back->Kernels[0].SliceStep, Apart->SliceStep);
+}
+
+// A group run in slices, one wave (or work-item) at a time along each
+// dimension in turn, runs each of its work-items once, with its ids:
+// partial groups, rows that are not whole waves, 1-3 dimensions.
+TEST(VectorizeTest, SlicesRunEveryWorkItemOnce) {
+  const char *Source = R"(
+module &m:1:0:$full:$large:$default;
+kernel &ids(kernarg_u64 %count, kernarg_u64 %local, kernarg_u64 %group)
+{
+	workitemflatabsid_u32	$s0;
+	cvt_u64_u32	$d0, $s0;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%count];
+	add_u64	$d1, $d1, $d0;
+	atomicnoret_add_global_rlx_system_u32	[$d1], 1;
+	workitemid_u32	$s1, 0;
+	workitemid_u32	$s2, 1;
+	workitemid_u32	$s3, 2;
+	shl_u32	$s2, $s2, 8;
+	shl_u32	$s3, $s3, 16;
+	or_b32	$s1, $s1, $s2;
+	or_b32	$s1, $s1, $s3;
+	ld_kernarg_align(8)_width(all)_u64	$d2, [%local];
+	add_u64	$d2, $d2, $d0;
+	st_global_u32	$s1, [$d2];
+	workgroupid_u32	$s1, 0;
+	workgroupid_u32	$s2, 1;
+	workgroupid_u32	$s3, 2;
+	shl_u32	$s2, $s2, 8;
+	shl_u32	$s3, $s3, 16;
+	or_b32	$s1, $s1, $s2;
+	or_b32	$s1, $s1, $s3;
+	ld_kernarg_align(8)_width(all)_u64	$d3, [%group];
+	add_u64	$d3, $d3, $d0;
+	st_global_u32	$s1, [$d3];
+	ret;
+};
+)";
+  auto P = finalizeText(Source);
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  if (!runsOnGpu()) {
+    ASSERT_NE(P->kernel("&ids")->SliceStep, 0u);
+  }
+  struct Shape {
+    uint32_t Dims, Size[3], WorkGroup[3];
+  };
+  for (const Shape &S :
+       {Shape{1, {1000, 1, 1}, {256, 1, 1}}, Shape{1, {37, 1, 1}, {40, 1, 1}},
+        Shape{2, {37, 9, 1}, {20, 4, 1}}, Shape{3, {37, 5, 3}, {16, 4, 2}},
+        Shape{3, {5, 3, 50}, {3, 2, 7}}}) {
+    SCOPED_TRACE(std::to_string(S.Size[0]) + "x" + std::to_string(S.Size[1]) +
+                 "x" + std::to_string(S.Size[2]));
+    Grid G;
+    G.Dims = S.Dims;
+    for (unsigned D = 0; D < 3; ++D) {
+      G.Size[D] = S.Size[D];
+      G.WorkGroup[D] = S.WorkGroup[D];
+    }
+    const size_t N = size_t(S.Size[0]) * S.Size[1] * S.Size[2];
+    std::vector<uint32_t> Count(N, 0), Local(N, ~0u), Group(N, ~0u);
+    void *Args[3] = {Count.data(), Local.data(), Group.data()};
+    runKernel(*P, "&ids", G, Args);
+    for (uint32_t Z = 0; Z < S.Size[2]; ++Z)
+      for (uint32_t Y = 0; Y < S.Size[1]; ++Y)
+        for (uint32_t X = 0; X < S.Size[0]; ++X) {
+          const size_t I = X + S.Size[0] * (Y + size_t(S.Size[1]) * Z);
+          const uint32_t Id[3] = {X, Y, Z};
+          uint32_t WantLocal = 0, WantGroup = 0;
+          for (unsigned D = 0; D < 3; ++D) {
+            WantLocal |= Id[D] % S.WorkGroup[D] << (8 * D);
+            WantGroup |= Id[D] / S.WorkGroup[D] << (8 * D);
+          }
+          ASSERT_EQ(Count[I], 1u) << X << "," << Y << "," << Z;
+          ASSERT_EQ(Local[I], WantLocal) << X << "," << Y << "," << Z;
+          ASSERT_EQ(Group[I], WantGroup) << X << "," << Y << "," << Z;
+        }
+  }
+}
+
 } // namespace

@@ -1,0 +1,55 @@
+//===- abi/CpuDispatchContext.h - What CPU work-group functions see -*- C++
+//-*-===//
+//
+// The contract between the work-group functions the finalizer emits for the
+// CPU agent (finalizer/CpuTarget.cpp) and the agent that calls them
+// (cpu_agent/PacketProcessor.cpp): header-only, plain data.
+//
+// The agent passes every work-group function a CpuDispatchContext. Its
+// first member is the public context of hsa_ext_openhsa.h, so a native
+// kernel reads the same pointer as its own. What follows is the slice of
+// the work-group to run: the work-items whose local ids lie in
+// [SliceBegin, SliceEnd) in every dimension (an end past the group's
+// current size means up to its end).
+//
+// Why slices: a dispatch of fewer work-groups than the agent has threads,
+// or of few long ones, leaves threads idle while the last work-groups run
+// (nbody's 32 work-groups of 256 work-items on 16 threads). A kernel whose
+// work-items never need another work-item of their group - no barrier, no
+// group memory, no cross-lane operation - may run its group in parts on
+// different threads. The finalizer says which kernels read the slice
+// (KernelSymbol::SliceStep, non-zero); the others run their whole group
+// whatever it says. SliceBegin[0] is a multiple of SliceStep, so the
+// parts keep the waves the whole group runs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OPENHSA_ABI_CPUDISPATCHCONTEXT_H
+#define OPENHSA_ABI_CPUDISPATCHCONTEXT_H
+
+#include "hsa/hsa_ext_openhsa.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace openhsa::abi {
+
+struct CpuDispatchContext {
+  hsa_ext_openhsa_dispatch_context_t Public;
+  uint32_t SliceBegin[3];
+  uint32_t SliceEnd[3];
+
+  /// The whole work-group, whatever its size.
+  void wholeGroup() {
+    for (unsigned D = 0; D < 3; ++D) {
+      SliceBegin[D] = 0;
+      SliceEnd[D] = UINT32_MAX;
+    }
+  }
+};
+
+static_assert(offsetof(CpuDispatchContext, Public) == 0,
+              "native kernels read the public context at the same address");
+
+} // namespace openhsa::abi
+
+#endif
