@@ -37,13 +37,24 @@ struct CpuDispatchContext {
   hsa_ext_openhsa_dispatch_context_t Public;
   uint32_t SliceBegin[3];
   uint32_t SliceEnd[3];
+  /// Work-groups to run from the one the call names on along X (at least
+  /// 1), row by row: each row of local ids (Y, Z) for every group of the
+  /// run in turn. Read where KernelSymbol::GroupRuns is set: vectorized
+  /// kernels whose work-items run straight through, without a loop or an
+  /// atomic, so none can wait for another and any order serves. More than
+  /// 1 only where every group of the run is whole along X (the function
+  /// takes the first one's size for all) and the slice is whole. A
+  /// stencil's groups of 16x16 then read its rows many groups at a time,
+  /// as a row-major loop does, rather than 16 elements of each of 18 rows.
+  uint32_t RunGroups;
 
-  /// The whole work-group, whatever its size.
+  /// The whole work-group, whatever its size, alone.
   void wholeGroup() {
     for (unsigned D = 0; D < 3; ++D) {
       SliceBegin[D] = 0;
       SliceEnd[D] = UINT32_MAX;
     }
+    RunGroups = 1;
   }
 };
 

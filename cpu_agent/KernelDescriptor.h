@@ -80,6 +80,9 @@ struct KernelDescriptor {
   /// (abi/CpuDispatchContext.h): the X ranges of slices start at multiples
   /// of it. Native kernels: zero, whole groups.
   uint32_t SliceStep = 0;
+  /// Entry runs runs of groups along X row by row where the context asks
+  /// (abi/CpuDispatchContext.h RunGroups). Native kernels: false.
+  bool GroupRuns = false;
   /// Checked at dispatch when HasConstraints is set.
   DispatchConstraints Constraints;
   bool HasConstraints = false;

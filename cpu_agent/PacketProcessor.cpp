@@ -10,6 +10,7 @@
 #include "runtime/core/Log.h"
 #include "runtime/core/Registry.h"
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -29,6 +30,14 @@ constexpr uint64_t IdleSpinNs = 50'000;
 /// machine). Where it turns out slower this time, the workers are woken
 /// once this much has passed.
 constexpr uint64_t InlineBudgetNs = 30'000;
+/// Work-items along X that a run of work-groups of a kernel that allows
+/// them covers (abi/CpuDispatchContext.h RunGroups), where the groups are
+/// narrower: 256 groups of 16, rows of 16 KiB of floats. The 5-point
+/// stencil of 4096^2 floats in 16x16 groups on the 2-core development VM,
+/// ms, twin 3.6-4.2: one group at a time 7.8-7.9, runs of 1024 work-items
+/// 6.1-6.6, of 4096 4.5-5.1, of 16384 4.7-5.4.
+/// OPENHSA_CPU_RUN_ITEMS overrides it (0: one group at a time).
+constexpr uint32_t DefaultRunItems = 4096;
 /// How long the processor thread runs work-groups of a dispatch that the
 /// workers share, before it goes back to its queues.
 constexpr uint64_t HelpBudgetNs = 50'000;
@@ -74,6 +83,16 @@ void acquireFence(uint16_t Header) {
     std::atomic_thread_fence(std::memory_order_acquire);
 }
 
+/// A count from the environment (Default where unset or not a number).
+uint32_t envCount(const char *Name, uint32_t Default) {
+  const char *V = std::getenv(Name);
+  if (!V || !*V)
+    return Default;
+  char *End = nullptr;
+  const unsigned long N = std::strtoul(V, &End, 10);
+  return *End || N > UINT32_MAX ? Default : uint32_t(N);
+}
+
 bool envFlag(const char *Name, bool Default) {
   const char *V = std::getenv(Name);
   if (!V || !*V)
@@ -98,6 +117,11 @@ struct PacketProcessor::DispatchJob final : GroupJob {
   uint64_t GroupsX, GroupsXY;
   /// The job's units are Slices.Parts slices of each work-group.
   GroupSlices Slices;
+  /// Or whole work-groups, run up to this many at a time along X, row by
+  /// row (abi/CpuDispatchContext.h), where they are whole along X (below
+  /// WholeGroupsX).
+  uint32_t RunGroups = 1;
+  uint64_t WholeGroupsX = 0;
   size_t GroupBytes;   // Static + dynamic group segment.
   size_t PrivateBytes; // For a whole work-group.
   /// A work-group faulted, or the dispatch was cancelled and some of its
@@ -119,6 +143,7 @@ PacketProcessor::PacketProcessor(const Agent &Owner, unsigned Workers,
       Scratch(Workers + 1), InlineSlot(Workers),
       InlineSmallDispatches(envFlag("OPENHSA_CPU_INLINE_DISPATCH", true)),
       SliceFewGroups(envFlag("OPENHSA_CPU_SLICES", true)),
+      RunItems(envCount("OPENHSA_CPU_RUN_ITEMS", DefaultRunItems)),
       Runners(std::make_unique<Runner[]>(Workers + 1)),
       Pool(Workers, [Bind = std::move(BindWorker)] {
         acceptKernelCancellation();
@@ -491,6 +516,10 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
           : chooseSlices(K->SliceStep, Wg, Groups, Pool.workers() + 1);
   auto Job = std::make_shared<DispatchJob>(*this, Groups * Slices.Parts);
   Job->Slices = Slices;
+  if (K->GroupRuns && Slices.Parts == 1 && RunItems) {
+    Job->RunGroups = std::max<uint32_t>(1, RunItems / Wg[0]);
+    Job->WholeGroupsX = Grid[0] / Wg[0];
+  }
   Job->Packet = P;
   Job->Kernel = K;
   Job->Q = &Q;
@@ -600,6 +629,8 @@ struct GroupRun {
   const void *Kernarg;
   uint64_t Begin, End, GroupsX, GroupsXY; // Begin, End: units.
   const GroupSlices *Slices;
+  uint32_t RunGroups;
+  uint64_t WholeGroupsX;
   const std::atomic<bool> *Stopped;   // The dispatch's.
   const std::atomic<bool> *Cancelled; // The queue's.
   bool SkippedCancelled = false;      // Out: work-groups left unrun.
@@ -621,21 +652,31 @@ void runGroups(void *Data) {
   uint64_t Y = Rem / R.GroupsX;
   uint64_t X = Rem - Y * R.GroupsX;
   const uint64_t GroupsY = R.GroupsXY / R.GroupsX;
-  for (uint64_t U = R.Begin; U < R.End; ++U) {
+  for (uint64_t U = R.Begin; U < R.End;) {
     if (R.Stopped->load(std::memory_order_relaxed))
       return;
     if (R.Cancelled->load(std::memory_order_relaxed)) {
       R.SkippedCancelled = true;
       return;
     }
-    if (Parts > 1)
+    uint64_t Run = 1; // Work-groups this call runs.
+    if (Parts > 1) {
       R.Slices->select(Part, *R.Context);
+    } else if (R.RunGroups > 1) {
+      Run =
+          X + 1 < R.WholeGroupsX
+              ? std::min<uint64_t>({R.RunGroups, R.End - U, R.WholeGroupsX - X})
+              : 1;
+      R.Context->RunGroups = uint32_t(Run);
+    }
     R.Entry(R.Kernarg, &R.Context->Public, uint32_t(X), uint32_t(Y),
             uint32_t(Z));
+    U += Run;
     if (++Part < Parts)
       continue;
     Part = 0;
-    if (++X == R.GroupsX) {
+    X += Run;
+    if (X == R.GroupsX) {
       X = 0;
       if (++Y == GroupsY) {
         Y = 0;
@@ -689,6 +730,8 @@ bool PacketProcessor::runWorkGroups(DispatchJob &Job, uint64_t Begin,
                Job.GroupsX,
                Job.GroupsXY,
                &Job.Slices,
+               Job.RunGroups,
+               Job.WholeGroupsX,
                &Job.Stopped,
                &Job.State->Cancelled};
   // The recovery point is armed around this chunk of work-groups only, in

@@ -68,6 +68,7 @@ std::vector<uint8_t> CodeObject::serialize() const {
         {"vector_width", K.VectorWidth},
         {"scalar_reason", K.ScalarReason},
         {"slice_step", K.SliceStep},
+        {"group_runs", K.GroupRuns},
         {"gpu_grid_guard", K.GpuGridGuard}});
   for (const VariableSymbol &V : Variables)
     Vs.push_back(llvm::json::Object{{"name", V.Name},
@@ -258,6 +259,9 @@ llvm::Expected<CodeObject> CodeObject::deserialize(llvm::ArrayRef<uint8_t> In) {
         return E;
     if (O->get("slice_step"))
       if (auto E = Int(*O, "slice_step", K.SliceStep, 64))
+        return E;
+    if (O->get("group_runs"))
+      if (auto E = Bool(*O, "group_runs", K.GroupRuns))
         return E;
     if (O->get("gpu_grid_guard"))
       if (auto E = Bool(*O, "gpu_grid_guard", K.GpuGridGuard))

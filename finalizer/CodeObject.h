@@ -47,6 +47,10 @@ struct KernelSymbol {
   /// agent asks for (abi/CpuDispatchContext.h), whose X range starts at a
   /// multiple of SliceStep. Zero: it runs the whole group.
   uint32_t SliceStep = 0;
+  /// The work-group function runs the run of groups along X the agent asks
+  /// for, row by row (abi/CpuDispatchContext.h): a kernel whose
+  /// work-items run straight through, without a loop or an atomic.
+  bool GroupRuns = false;
   /// GPU kernels without work-group barriers check the grid themselves: a
   /// dispatch is one launch whose threads past the grid return at once
   /// (abi/GpuKernelAbi.h). Others get a launch per work-group size.

@@ -8,7 +8,9 @@
 
 #include "hsa/hsa_ext_openhsa.h"
 
+#include "llvm/Analysis/CFG.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Transforms/Scalar/SCCP.h"
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
@@ -497,6 +499,44 @@ bool mayUseGroupMemory(const llvm::Function &F) {
   });
 }
 
+/// Whether F, and what it calls, run straight through and reach memory
+/// only with plain loads and stores: no loop, atomic, fence or runtime call
+/// (signals). Then none of its work-items can wait for another, and any
+/// order of them is as good as the work-group order: rows across groups.
+bool runsStraightThrough(const llvm::Function &F) {
+  llvm::SmallPtrSet<const llvm::Function *, 8> Seen{&F};
+  llvm::SmallVector<const llvm::Function *, 8> Work{&F};
+  while (!Work.empty()) {
+    const llvm::Function *G = Work.pop_back_val();
+    llvm::SmallVector<
+        std::pair<const llvm::BasicBlock *, const llvm::BasicBlock *>, 4>
+        BackEdges;
+    llvm::FindFunctionBackedges(*G, BackEdges);
+    if (!BackEdges.empty())
+      return false;
+    for (const llvm::Instruction &I : llvm::instructions(*G)) {
+      if (I.isAtomic())
+        return false;
+      auto *CI = llvm::dyn_cast<llvm::CallBase>(&I);
+      if (!CI)
+        continue;
+      const llvm::Function *Callee = CI->getCalledFunction();
+      if (!Callee)
+        return false;
+      if (Callee->isIntrinsic())
+        continue;
+      if (Callee->isDeclaration()) {
+        // Queries of the work-item's state (Lowering.h) only.
+        if (!Callee->getName().starts_with("openhsa."))
+          return false;
+      } else if (Seen.insert(Callee).second) {
+        Work.push_back(Callee);
+      }
+    }
+  }
+  return true;
+}
+
 /// Explicit vectors of 512 bits in F use the zmm registers even where LLVM
 /// would otherwise prefer 256-bit vectors on this CPU.
 void preferWideVectors(llvm::Function *F) {
@@ -585,11 +625,13 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
   auto *WiTy = workItemType(C);
   llvm::Value *Wi = B.CreateAlloca(WiTy);
   B.CreateStore(Context, B.CreateStructGEP(WiTy, Wi, WiContext));
+  auto GroupIdPtr = [&](unsigned D) {
+    return B.CreateGEP(WiTy, Wi,
+                       {B.getInt32(0), B.getInt32(WiGroup), B.getInt32(D)});
+  };
   llvm::Value *Current[3];
   for (unsigned D = 0; D < 3; ++D) {
-    B.CreateStore(Group[D], B.CreateGEP(WiTy, Wi,
-                                        {B.getInt32(0), B.getInt32(WiGroup),
-                                         B.getInt32(D)}));
+    B.CreateStore(Group[D], GroupIdPtr(D));
     // A partial group at the grid's far edge: min(size, grid - first).
     llvm::Value *Size =
         contextField(B, Wi, offsetof(Ctx, workgroup_size), I32, B.getInt32(D));
@@ -636,6 +678,25 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
     B.CreateRetVoid();
     B.SetInsertPoint(Run);
   }
+  // A run of groups along X (abi/CpuDispatchContext.h): each row of local
+  // ids of every group of the run in turn. The groups are whole along X,
+  // so their rows are alike but for the group id. RowsOfRun(Row) emits
+  // Row(), the X loop of a row of the group whose id is stored, for each.
+  llvm::Value *RunGroups = nullptr;
+  if (K.Symbol.GroupRuns)
+    RunGroups = B.CreateLoad(
+        I32,
+        B.CreateConstGEP1_64(B.getInt8Ty(), Context,
+                             offsetof(abi::CpuDispatchContext, RunGroups)),
+        "run.groups");
+  auto RowsOfRun = [&](auto Row) {
+    if (!RunGroups)
+      return Row();
+    emitLoop(B, RunGroups, "run", [&](llvm::Value *G) {
+      B.CreateStore(B.CreateAdd(Group[0], G), GroupIdPtr(0));
+      Row();
+    });
+  };
 
   if (!K.UsesBarrier && VecBody) {
     if (FlatBody) {
@@ -654,10 +715,12 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
       B.CreateStore(Z, LocalPtr(2));
       emitLoop(B, Begin[1], End[1], "y", [&](llvm::Value *Y) {
         B.CreateStore(Y, LocalPtr(1));
-        emitWaveLoop(B, LocalPtr(0), Begin[0], End[0], W,
-                     [&](llvm::Value *, llvm::Value *Mask) {
-                       B.CreateCall(VecBody, {Kernarg, Wi, Mask});
-                     });
+        RowsOfRun([&] {
+          emitWaveLoop(B, LocalPtr(0), Begin[0], End[0], W,
+                       [&](llvm::Value *, llvm::Value *Mask) {
+                         B.CreateCall(VecBody, {Kernarg, Wi, Mask});
+                       });
+        });
       });
     });
     B.CreateRetVoid();
@@ -1032,6 +1095,7 @@ llvm::Error buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
     K.Symbol.SliceStep = !K.UsesBarrier && !Waves && !mayUseGroupMemory(*K.Body)
                              ? K.Symbol.VectorWidth
                              : 0;
+    K.Symbol.GroupRuns = K.Symbol.SliceStep > 1 && runsStraightThrough(*K.Body);
     VecBodies.push_back(V);
     FlatBodies.push_back(Flat);
     GroupFileOffsets.push_back(GroupFileOffset);

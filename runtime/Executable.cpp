@@ -473,6 +473,7 @@ hsa_status_t Executable::load(const Agent *A,
       }
       D->Entry = reinterpret_cast<hsa_ext_openhsa_workgroup_fn_t>(*Entry);
       D->SliceStep = K.SliceStep;
+      D->GroupRuns = K.GroupRuns;
     }
     D->Owner = A;
     D->GroupSegmentSize = K.GroupSegmentSize;

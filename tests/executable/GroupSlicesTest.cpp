@@ -6,7 +6,9 @@
 // (cpu_agent/GroupSlices.h, abi/CpuDispatchContext.h). Checked with one
 // work-group whose first work-item waits for its last: run whole on one
 // thread, the first wave would wait for a wave that runs after it. A wait
-// gives up after a bound and says so rather than hang the test.
+// gives up after a bound and says so rather than hang the test. And a
+// kernel that runs straight through runs its groups in runs along X, row
+// by row.
 //
 //===----------------------------------------------------------------------===//
 #include "tests/executable/ExecTestSupport.h"
@@ -75,6 +77,69 @@ TEST_F(GroupSlices, AWorkGroupOfFewRunsOnSeveralThreads) {
   EXPECT_EQ(Flag, 1u);
   EXPECT_EQ(GaveUp, 0u) << "the first work-item waited in vain for the last "
                            "one: the group ran whole, on one thread";
+}
+
+// &order(counters, out): each wave takes the next number of its thread's
+// counter (plain loads and stores: only that thread touches it) and every
+// work-item stores it with the thread's id, seq << 8 | cuid. A kernel
+// without a loop or an atomic, so its groups run in runs along X.
+const char *Order = R"(
+prog kernel &order(kernarg_u64 %counters, kernarg_u64 %out)
+{
+	cuid_u32	$s0;
+	ld_kernarg_align(8)_width(all)_u64	$d0, [%counters];
+	cvt_u64_u32	$d1, $s0;
+	shl_u64	$d1, $d1, 2;
+	add_u64	$d0, $d0, $d1;
+	ld_global_u32	$s1, [$d0];
+	add_u32	$s2, $s1, 1;
+	st_global_u32	$s2, [$d0];
+	shl_u32	$s1, $s1, 8;
+	or_b32	$s1, $s1, $s0;
+	workitemflatabsid_u32	$s3;
+	cvt_u64_u32	$d2, $s3;
+	shl_u64	$d2, $d2, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d3, [%out];
+	add_u64	$d3, $d3, $d2;
+	st_global_u32	$s1, [$d3];
+	ret;
+};
+)";
+
+// Work-groups of 16x16 of a kernel that runs straight through: a thread
+// runs a row of each of several groups before the next row of the first
+// (abi/CpuDispatchContext.h RunGroups), where one group at a time it would
+// finish a group before it starts the next.
+TEST_F(GroupSlices, StraightLineGroupsRunRowByRowAcrossGroups) {
+  CO = finalizeText(moduleHeader("runs") + Order);
+  E = makeExecutable();
+  ASSERT_EQ(hsa_executable_load_code_object(E, Cpu, CO, nullptr),
+            HSA_STATUS_SUCCESS);
+  ASSERT_EQ(hsa_executable_freeze(E, nullptr), HSA_STATUS_SUCCESS);
+  hsa_executable_symbol_t K{0};
+  ASSERT_EQ(hsa_executable_get_symbol_by_name(E, "&order", &Cpu, &K),
+            HSA_STATUS_SUCCESS);
+  constexpr uint32_t Width = 1024, Height = 32;
+  std::vector<uint32_t> Counters(256, 0), Out(Width * Height, ~0u);
+  void *Args[2] = {Counters.data(), Out.data()};
+  ASSERT_TRUE(
+      dispatch(K, Args, sizeof(Args), 2, {Width, Height, 1}, {16, 16, 1}));
+  // Work-item (X, Y)'s number and thread.
+  auto At = [&](uint32_t X, uint32_t Y) { return Out[Y * Width + X]; };
+  unsigned Interleaved = 0, SameThread = 0;
+  for (uint32_t Gy = 0; Gy < Height / 16; ++Gy)
+    for (uint32_t Gx = 0; Gx + 1 < Width / 16; ++Gx) {
+      const uint32_t Second = At(Gx * 16, Gy * 16 + 1);     // Row 1 of Gx.
+      const uint32_t NextFirst = At(Gx * 16 + 16, Gy * 16); // Row 0 of Gx+1.
+      ASSERT_NE(Second, ~0u);
+      if ((Second & 0xff) != (NextFirst & 0xff))
+        continue; // Other threads: no order.
+      ++SameThread;
+      Interleaved += (NextFirst >> 8) < (Second >> 8);
+    }
+  ASSERT_GT(SameThread, 0u);
+  EXPECT_GT(Interleaved, 0u)
+      << "every thread ran its work-groups one after the other";
 }
 
 } // namespace

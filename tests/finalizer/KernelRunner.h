@@ -223,9 +223,23 @@ inline void runWorkGroup(hsa_ext_openhsa_workgroup_fn_t Fn,
   }
 }
 
-/// Runs every work-group of G, in order, on this thread: the even ones
-/// (flattened) in slices where the kernel allows (runWorkGroup), the odd
-/// ones whole.
+/// Runs work-groups X to X + Run - 1 (along X, Run > 1, each whole along
+/// X) of a kernel that runs runs of groups (KernelSymbol::GroupRuns) in one
+/// call, row by row.
+OPENHSA_CALLS_JIT_CODE
+inline void runWorkGroupRun(hsa_ext_openhsa_workgroup_fn_t Fn,
+                            const void *Kernarg, abi::CpuDispatchContext &C,
+                            uint32_t X, uint32_t Y, uint32_t Z, uint32_t Run) {
+  C.wholeGroup();
+  C.RunGroups = Run;
+  Fn(Kernarg, &C.Public, X, Y, Z);
+}
+
+/// Runs every work-group of G, in order, on this thread, in the ways the
+/// CPU agent may run them (cpu_agent/GroupSlices.h,
+/// abi/CpuDispatchContext.h): where the kernel and the groups allow, every
+/// third in a run of up to three groups along X, else the even ones
+/// (flattened) in slices (runWorkGroup) and the odd ones whole.
 OPENHSA_CALLS_JIT_CODE
 inline void runKernel(const FinalizedProgram &P, const std::string &Name,
                       const Grid &G, const void *Kernarg) {
@@ -260,10 +274,20 @@ inline void runKernel(const FinalizedProgram &P, const std::string &Name,
   C.group_base = Group.data();
   C.private_base = Private.data();
   uint64_t Flat = 0;
+  const uint32_t WholeX = G.Size[0] / G.WorkGroup[0]; // Whole along X.
   for (uint32_t Z = 0; Z < C.grid_groups[2]; ++Z)
     for (uint32_t Y = 0; Y < C.grid_groups[1]; ++Y)
-      for (uint32_t X = 0; X < C.grid_groups[0]; ++X)
+      for (uint32_t X = 0; X < C.grid_groups[0];) {
+        if (K->GroupRuns && Flat % 3 == 2 && X + 1 < WholeX) {
+          const uint32_t Run = std::min(3u, WholeX - X);
+          runWorkGroupRun(Fn, Kernarg, Cdc, X, Y, Z, Run);
+          X += Run;
+          Flat += Run;
+          continue;
+        }
         runWorkGroup(Fn, *K, Kernarg, Cdc, X, Y, Z, Flat++ % 2 == 0);
+        ++X;
+      }
 }
 
 /// A kernel around a few instructions, run once per element of arrays:

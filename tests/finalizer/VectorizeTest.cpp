@@ -1128,6 +1128,23 @@ kernel &lanes(kernarg_u64 %out)
 	st_global_u32	$s0, [$d1];
 	ret;
 };
+kernel &loops(kernarg_u64 %out)
+{
+	workitemabsid_u32	$s0, 0;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%out];
+@again:
+	st_global_u32	$s0, [$d1];
+	shr_u32	$s0, $s0, 1;
+	cmp_ne_b1_u32	$c0, $s0, 0;
+	cbr_b1	$c0, @again;
+	ret;
+};
+kernel &atomics(kernarg_u64 %out)
+{
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%out];
+	atomicnoret_add_global_rlx_system_u32	[$d1], 1;
+	ret;
+};
 )";
   auto P = finalizeText(Source);
   ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
@@ -1137,6 +1154,14 @@ kernel &lanes(kernarg_u64 %out)
   EXPECT_NE(Apart->SliceStep, 0u);
   EXPECT_EQ(P->kernel("&barriers")->SliceStep, 0u);
   EXPECT_EQ(P->kernel("&shares")->SliceStep, 0u);
+  // Runs of groups, row by row, where the work-items run straight
+  // through: not where one may wait for another (a loop, an atomic).
+  EXPECT_EQ(Apart->GroupRuns, Apart->VectorWidth > 1); // Whole waves.
+  EXPECT_NE(P->kernel("&loops")->SliceStep, 0u);
+  EXPECT_FALSE(P->kernel("&loops")->GroupRuns);
+  EXPECT_NE(P->kernel("&atomics")->SliceStep, 0u);
+  EXPECT_FALSE(P->kernel("&atomics")->GroupRuns);
+  EXPECT_FALSE(P->kernel("&barriers")->GroupRuns);
   // Wavefronts of one work-item (OPENHSA_VECTORIZE=0) have no other lane.
   EXPECT_EQ(P->kernel("&lanes")->SliceStep,
             defaultWavefrontSize() > 1 ? 0u : 1u);
@@ -1144,12 +1169,14 @@ kernel &lanes(kernarg_u64 %out)
   auto Back = openhsa::finalizer::CodeObject::deserialize(P->Code.serialize());
   ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
   EXPECT_EQ(Back->Kernels[0].SliceStep, Apart->SliceStep);
+  EXPECT_EQ(Back->Kernels[0].GroupRuns, Apart->GroupRuns);
 }
 
 // A group run in slices, one wave (or work-item) at a time along each
-// dimension in turn, runs each of its work-items once, with its ids:
-// partial groups, rows that are not whole waves, 1-3 dimensions.
-TEST(VectorizeTest, SlicesRunEveryWorkItemOnce) {
+// dimension in turn, or in a run of groups along X, runs each of its
+// work-items once, with its ids: partial groups, rows that are not whole
+// waves, 1-3 dimensions (KernelRunner runs groups all three ways).
+TEST(VectorizeTest, SlicesAndRunsRunEveryWorkItemOnce) {
   const char *Source = R"(
 module &m:1:0:$full:$large:$default;
 kernel &ids(kernarg_u64 %count, kernarg_u64 %local, kernarg_u64 %group)
@@ -1159,7 +1186,9 @@ kernel &ids(kernarg_u64 %count, kernarg_u64 %local, kernarg_u64 %group)
 	shl_u64	$d0, $d0, 2;
 	ld_kernarg_align(8)_width(all)_u64	$d1, [%count];
 	add_u64	$d1, $d1, $d0;
-	atomicnoret_add_global_rlx_system_u32	[$d1], 1;
+	ld_global_u32	$s5, [$d1];
+	add_u32	$s5, $s5, 1;
+	st_global_u32	$s5, [$d1];
 	workitemid_u32	$s1, 0;
 	workitemid_u32	$s2, 1;
 	workitemid_u32	$s3, 2;
@@ -1187,6 +1216,7 @@ kernel &ids(kernarg_u64 %count, kernarg_u64 %local, kernarg_u64 %group)
   ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
   if (!runsOnGpu()) {
     ASSERT_NE(P->kernel("&ids")->SliceStep, 0u);
+    ASSERT_EQ(P->kernel("&ids")->GroupRuns, P->kernel("&ids")->VectorWidth > 1);
   }
   struct Shape {
     uint32_t Dims, Size[3], WorkGroup[3];
@@ -1194,7 +1224,8 @@ kernel &ids(kernarg_u64 %count, kernarg_u64 %local, kernarg_u64 %group)
   for (const Shape &S :
        {Shape{1, {1000, 1, 1}, {256, 1, 1}}, Shape{1, {37, 1, 1}, {40, 1, 1}},
         Shape{2, {37, 9, 1}, {20, 4, 1}}, Shape{3, {37, 5, 3}, {16, 4, 2}},
-        Shape{3, {5, 3, 50}, {3, 2, 7}}}) {
+        Shape{3, {5, 3, 50}, {3, 2, 7}}, Shape{2, {100, 7, 1}, {8, 3, 1}},
+        Shape{2, {100, 5, 1}, {16, 2, 1}}}) {
     SCOPED_TRACE(std::to_string(S.Size[0]) + "x" + std::to_string(S.Size[1]) +
                  "x" + std::to_string(S.Size[2]));
     Grid G;
@@ -1222,6 +1253,63 @@ kernel &ids(kernarg_u64 %count, kernarg_u64 %local, kernarg_u64 %group)
           ASSERT_EQ(Group[I], WantGroup) << X << "," << Y << "," << Z;
         }
   }
+}
+
+// A run of groups along X runs row by row: row 0 of every group of the
+// run, then row 1 (abi/CpuDispatchContext.h RunGroups).
+TEST(VectorizeTest, RunsOfGroupsGoRowByRow) {
+  if (runsOnGpu())
+    GTEST_SKIP() << "runs of the CPU agent's work-groups";
+  const char *Source = R"(
+module &m:1:0:$full:$large:$default;
+kernel &order(kernarg_u64 %counter, kernarg_u64 %out)
+{
+	ld_kernarg_align(8)_width(all)_u64	$d0, [%counter];
+	ld_global_u32	$s1, [$d0];
+	add_u32	$s2, $s1, 1;
+	st_global_u32	$s2, [$d0];
+	workitemflatabsid_u32	$s3;
+	cvt_u64_u32	$d2, $s3;
+	shl_u64	$d2, $d2, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d3, [%out];
+	add_u64	$d3, $d3, $d2;
+	st_global_u32	$s1, [$d3];
+	ret;
+};
+)";
+  const unsigned W = openhsa::finalizer::hostVectorWidth();
+  auto P = finalizeText(Source, W);
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  const auto *K = P->kernel("&order");
+  ASSERT_NE(K, nullptr);
+  ASSERT_TRUE(K->GroupRuns);
+  auto Entry = P->Loaded->address(K->EntrySymbol);
+  ASSERT_TRUE(bool(Entry)) << llvm::toString(Entry.takeError());
+  auto Fn = reinterpret_cast<hsa_ext_openhsa_workgroup_fn_t>(*Entry);
+  // Three groups of a wave by 2 rows along X.
+  const uint32_t Width = 3 * W, Height = 2;
+  openhsa::abi::CpuDispatchContext C{};
+  hsa_kernel_dispatch_packet_t Packet{};
+  C.Public.packet = &Packet;
+  C.Public.dimensions = 2;
+  const uint32_t Grid[3] = {Width, Height, 1}, Wg[3] = {W, 2, 1};
+  for (unsigned D = 0; D < 3; ++D) {
+    C.Public.grid_size[D] = Grid[D];
+    C.Public.workgroup_size[D] = Wg[D];
+    C.Public.grid_groups[D] = (Grid[D] + Wg[D] - 1) / Wg[D];
+  }
+  C.Public.private_segment_size = K->PrivateSegmentSize;
+  std::vector<uint8_t> Private(size_t(K->PrivateSegmentSize) * 2 * W + 64);
+  C.Public.private_base = Private.data();
+  uint32_t Counter = 0;
+  std::vector<uint32_t> Out(Width * Height, ~0u);
+  void *Args[2] = {&Counter, Out.data()};
+  runWorkGroupRun(Fn, Args, C, 0, 0, 0, 3);
+  // A group's row is a wave: one number each, row 0 of the three groups
+  // first.
+  for (uint32_t Y = 0; Y < Height; ++Y)
+    for (uint32_t X = 0; X < Width; ++X)
+      EXPECT_EQ(Out[Y * Width + X], Y * 3 + X / W) << X << "," << Y;
 }
 
 } // namespace

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs the SIMD benchmarks on the GPU machine's CPU from the bundle that
+# scripts/device-bundle.sh --xz packs (carry .carry-xz): every kernel on
+# all cores (HSAIL, its twin, scalar, other shapes, finalization), the
+# compute-bound ones on 1 and 4 cores, and the runtime's knobs that the
+# figures in benchmarks/README.md compare (runs of groups, slices), each in
+# the same start of the machine. Medians of 3.
+set -euo pipefail
+mkdir -p /tmp/b && rm -rf /tmp/b/*
+tar -C /tmp/b -xJf .carry-xz/bundle.tar.xz
+B=/tmp/b/.carry
+export LD_LIBRARY_PATH=$B/lib OPENHSA_BENCH_KERNELS_DIR=$B/kernels
+bench() {
+  "$B/bin/openhsa-bench-simd" --benchmark_filter="$1" \
+    --benchmark_repetitions=3 --benchmark_report_aggregates_only=true 2>&1 |
+    grep median | awk '{print $1, $2, $3}'
+}
+lscpu | grep -E "Model name|^CPU\(s\)"
+echo "== all cores"
+bench '(Hsail|Native|Rows|Groups64|HsailScalar)/|Finalize'
+echo "== stencil, runs of groups (OPENHSA_CPU_RUN_ITEMS)"
+for r in 0 1024 16384; do
+  echo "-- $r"
+  OPENHSA_CPU_RUN_ITEMS=$r bench 'Stencil(Hsail|Native)/'
+done
+echo "== nbody, no slices (OPENHSA_CPU_SLICES=0)"
+OPENHSA_CPU_SLICES=0 bench 'Nbody(Hsail|Native|Groups64Hsail)/'
+C='(SgemmNaive|SgemmTiled|Reduction|Mandelbrot|Nbody|BinarySearch)(Hsail|Native)/'
+for c in 1 4; do
+  echo "== $c cores"
+  taskset -c 0-$((c - 1)) "$B/bin/openhsa-bench-simd" --benchmark_filter="$C" \
+    --benchmark_repetitions=3 --benchmark_report_aggregates_only=true 2>&1 |
+    grep median | awk '{print $1, $2, $3}'
+done
