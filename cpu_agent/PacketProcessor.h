@@ -137,7 +137,7 @@ private:
   const unsigned InlineSlot;
   const bool InlineSmallDispatches;
   const bool SliceFewGroups; // OPENHSA_CPU_SLICES (GroupSlices.h).
-  const uint32_t RunItems;    // OPENHSA_CPU_RUN_ITEMS.
+  const uint32_t RunItems;   // OPENHSA_CPU_RUN_ITEMS.
 
   /// The processor thread sleeps on it; detach waits on it too (completions
   /// and the acknowledgement of a new queue list notify it).
