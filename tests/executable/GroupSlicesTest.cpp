@@ -48,6 +48,21 @@ prog kernel &wait_for_last(kernarg_u64 %flag, kernarg_u64 %gaveup)
 
 class GroupSlices : public ExecTest {
 protected:
+  /// Finalizes, loads and freezes the kernels of Text (module Name); the
+  /// symbol of kernel Kernel.
+  hsa_executable_symbol_t load(const char *Name, const char *Text,
+                               const char *Kernel) {
+    CO = finalizeText(moduleHeader(Name) + Text);
+    E = makeExecutable();
+    EXPECT_EQ(hsa_executable_load_code_object(E, Cpu, CO, nullptr),
+              HSA_STATUS_SUCCESS);
+    EXPECT_EQ(hsa_executable_freeze(E, nullptr), HSA_STATUS_SUCCESS);
+    hsa_executable_symbol_t K{0};
+    EXPECT_EQ(hsa_executable_get_symbol_by_name(E, Kernel, &Cpu, &K),
+              HSA_STATUS_SUCCESS);
+    return K;
+  }
+
   void TearDown() override {
     if (E.handle)
       hsa_executable_destroy(E);
@@ -63,14 +78,8 @@ protected:
 // packet processor runs alone): the work-group's slices run on different
 // threads, and the first work-item sees the last one's flag.
 TEST_F(GroupSlices, AWorkGroupOfFewRunsOnSeveralThreads) {
-  CO = finalizeText(moduleHeader("slices") + WaitForLast);
-  E = makeExecutable();
-  ASSERT_EQ(hsa_executable_load_code_object(E, Cpu, CO, nullptr),
-            HSA_STATUS_SUCCESS);
-  ASSERT_EQ(hsa_executable_freeze(E, nullptr), HSA_STATUS_SUCCESS);
-  hsa_executable_symbol_t K{0};
-  ASSERT_EQ(hsa_executable_get_symbol_by_name(E, "&wait_for_last", &Cpu, &K),
-            HSA_STATUS_SUCCESS);
+  hsa_executable_symbol_t K = load("slices", WaitForLast, "&wait_for_last");
+  ASSERT_NE(K.handle, 0u);
   uint32_t Flag = 0, GaveUp = 0;
   void *Args[2] = {&Flag, &GaveUp};
   ASSERT_TRUE(dispatch(K, Args, sizeof(Args), 256, 256));
@@ -111,14 +120,8 @@ prog kernel &order(kernarg_u64 %counters, kernarg_u64 %out)
 // (abi/CpuDispatchContext.h RunGroups), where one group at a time it would
 // finish a group before it starts the next.
 TEST_F(GroupSlices, StraightLineGroupsRunRowByRowAcrossGroups) {
-  CO = finalizeText(moduleHeader("runs") + Order);
-  E = makeExecutable();
-  ASSERT_EQ(hsa_executable_load_code_object(E, Cpu, CO, nullptr),
-            HSA_STATUS_SUCCESS);
-  ASSERT_EQ(hsa_executable_freeze(E, nullptr), HSA_STATUS_SUCCESS);
-  hsa_executable_symbol_t K{0};
-  ASSERT_EQ(hsa_executable_get_symbol_by_name(E, "&order", &Cpu, &K),
-            HSA_STATUS_SUCCESS);
+  hsa_executable_symbol_t K = load("runs", Order, "&order");
+  ASSERT_NE(K.handle, 0u);
   constexpr uint32_t Width = 1024, Height = 32;
   std::vector<uint32_t> Counters(256, 0), Out(Width * Height, ~0u);
   void *Args[2] = {Counters.data(), Out.data()};
