@@ -38,6 +38,11 @@ struct GroupSlices {
   }
 };
 
+/// The finest cut of work-groups of size Wg (SliceStep > 0): one slice per
+/// piece along the dimension with the most pieces (waves along X, rows
+/// along Y and Z).
+GroupSlices finestSlices(uint32_t SliceStep, const uint32_t (&Wg)[3]);
+
 /// The cut for Groups work-groups of size Wg shared by Runners threads, of
 /// a kernel whose slices' X ranges start at multiples of SliceStep (0: it
 /// runs whole groups only). Whole work-groups where there are enough to go

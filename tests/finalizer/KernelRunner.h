@@ -208,15 +208,8 @@ inline void runWorkGroup(hsa_ext_openhsa_workgroup_fn_t Fn,
   C.wholeGroup();
   if (!K.SliceStep || !Sliced)
     return Fn(Kernarg, &C.Public, X, Y, Z);
-  const uint32_t *Wg = C.Public.workgroup_size;
-  const uint32_t Pieces[3] = {(Wg[0] + K.SliceStep - 1) / K.SliceStep, Wg[1],
-                              Wg[2]};
-  cpu::GroupSlices S;
-  for (uint8_t D = 1; D < 3; ++D)
-    if (Pieces[D] > Pieces[S.Dim])
-      S.Dim = D;
-  S.Parts = S.Pieces = Pieces[S.Dim];
-  S.Step = S.Dim == 0 ? K.SliceStep : 1;
+  const cpu::GroupSlices S =
+      cpu::finestSlices(K.SliceStep, C.Public.workgroup_size);
   for (uint32_t Part = 0; Part < S.Parts; ++Part) {
     S.select(Part, C);
     Fn(Kernarg, &C.Public, X, Y, Z);
