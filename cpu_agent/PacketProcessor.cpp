@@ -569,10 +569,17 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
     return Outcome::Consumed;
   // Chunks start at one work-group and double up to about ProcessorChunkNs
   // of work by the estimate: a kernel much slower than last time overruns
-  // the budget by about as much as it had run when it was caught.
+  // the budget by about as much as it had run when it was caught. Of a
+  // kernel whose groups run in runs, chunks start at about RunItems
+  // work-items, the estimate or not: a run needs a chunk of several groups
+  // (one at a time, a first dispatch that this thread ran alone had none),
+  // and straight-line code over that many work-items takes microseconds.
+  const uint64_t FirstChunk =
+      Job->RunGroups > 1 ? std::max<uint64_t>(1, RunItems / WgItems) : 1;
   const uint64_t MaxChunk =
-      PerUnitNs == 0 ? 1 : std::max<uint64_t>(1, ProcessorChunkNs / PerUnitNs);
-  uint64_t Chunk = 1;
+      PerUnitNs == 0 ? FirstChunk
+                     : std::max<uint64_t>(1, ProcessorChunkNs / PerUnitNs);
+  uint64_t Chunk = FirstChunk;
   const uint64_t Start = monotonicNanoseconds();
   // For detach (releasedQueue): until this is reset, this thread looks at
   // no queue but S.
