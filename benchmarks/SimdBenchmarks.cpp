@@ -427,14 +427,28 @@ template <typename Case> void referenceBench(benchmark::State &State) {
 }
 
 // Warm: program create + add module + finalize + executable load +
-// freeze, repeated in one process.
-template <typename Case> void finalizeBench(benchmark::State &State) {
-  DispatchFixture F;
-  std::vector<uint8_t> Brig = assembleFile(KernelsDir + "/" + Case::File);
-  for (auto _ : State) {
-    HsailKernel K(F.Agent, Brig, Case::Symbol);
-    benchmark::DoNotOptimize(K.Object);
+// freeze, repeated in one process. Compiled each time (the finalization
+// cache off: BM_Finalize<K>), or, after the first, served from the cache
+// (finalizer/FinalizeCache.h, its in-process level: BM_FinalizeCached<K>).
+template <typename Case>
+void finalizeBench(benchmark::State &State, bool Cached) {
+  const char *Old = std::getenv("OPENHSA_FINALIZER_CACHE");
+  std::optional<std::string> Saved;
+  if (Old)
+    Saved = Old;
+  setenv("OPENHSA_FINALIZER_CACHE", Cached ? "memory" : "0", 1);
+  {
+    DispatchFixture F;
+    std::vector<uint8_t> Brig = assembleFile(KernelsDir + "/" + Case::File);
+    for (auto _ : State) {
+      HsailKernel K(F.Agent, Brig, Case::Symbol);
+      benchmark::DoNotOptimize(K.Object);
+    }
   }
+  if (Saved)
+    setenv("OPENHSA_FINALIZER_CACHE", Saved->c_str(), 1);
+  else
+    unsetenv("OPENHSA_FINALIZER_CACHE");
 }
 
 #define SIMD_BENCHMARKS(Name)                                                  \
@@ -446,14 +460,20 @@ template <typename Case> void finalizeBench(benchmark::State &State) {
   }                                                                            \
   void BM_##Name##Native(benchmark::State &S) { nativeBench<Name##Case>(S); }  \
   void BM_Finalize##Name(benchmark::State &S) {                                \
-    finalizeBench<Name##Case>(S);                                              \
+    finalizeBench<Name##Case>(S, false);                                       \
+  }                                                                            \
+  void BM_FinalizeCached##Name(benchmark::State &S) {                          \
+    finalizeBench<Name##Case>(S, true);                                        \
   }                                                                            \
   BENCHMARK(BM_##Name##Hsail)->Unit(benchmark::kMillisecond)->UseRealTime();   \
   BENCHMARK(BM_##Name##HsailScalar)                                            \
       ->Unit(benchmark::kMillisecond)                                          \
       ->UseRealTime();                                                         \
   BENCHMARK(BM_##Name##Native)->Unit(benchmark::kMillisecond)->UseRealTime();  \
-  BENCHMARK(BM_Finalize##Name)->Unit(benchmark::kMillisecond)->UseRealTime()
+  BENCHMARK(BM_Finalize##Name)->Unit(benchmark::kMillisecond)->UseRealTime();  \
+  BENCHMARK(BM_FinalizeCached##Name)                                           \
+      ->Unit(benchmark::kMillisecond)                                          \
+      ->UseRealTime()
 
 #define SIMD_REFERENCE(Name, Suffix)                                           \
   void BM_##Name##Native##Suffix(benchmark::State &S) {                        \

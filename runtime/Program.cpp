@@ -1,6 +1,8 @@
 //===- runtime/Program.cpp - HSAIL programs (hsa_ext_program_t) -----------===//
 #include "runtime/Program.h"
 
+#include "finalizer/FinalizeCache.h"
+
 #include "brig/Validator.h"
 #include "brig/asm/ModuleSemantics.h"
 #include "hsa/hsa_ext_finalize.h"
@@ -254,7 +256,7 @@ Program::finalize(const std::string &IsaName,
       Request.Options += ' ';
     Request.Options += FinalizeOptions;
   }
-  return finalizer::finalize(Request);
+  return finalizer::finalizeCached(Request);
 }
 
 } // namespace openhsa
