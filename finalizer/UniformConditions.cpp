@@ -38,6 +38,11 @@ struct UniformBranch {
   /// copy assumes every lane's comparison is Assumed. Rec may step by any
   /// constant; the lanes add LaneMin to LaneMax to it.
   bool Vector = false;
+  /// A scalar comparison whose Rec steps by a constant other than +-1 (a
+  /// wave's lane 0 value, stepping by W: the vectorizer's check that no
+  /// lane of a consecutive access wrapped). Checked as the vector form is,
+  /// in 64 bits; the copy folds every use of the comparison.
+  bool Strided = false;
   int64_t LaneMin = 0, LaneMax = 0;
   llvm::Value *Lane0 = nullptr; // The splat's scalar (Rec's value).
 };
@@ -49,8 +54,10 @@ unsigned instructionCount(const llvm::Loop &L) {
   return N;
 }
 
-std::optional<UniformBranch> findBranch(llvm::Loop &L,
-                                        llvm::ScalarEvolution &SE) {
+/// A branch on a comparison of a recurrence of L with an invariant: one
+/// that steps by +-1, or with Strided, by another constant.
+std::optional<UniformBranch>
+findBranch(llvm::Loop &L, llvm::ScalarEvolution &SE, bool Strided) {
   const llvm::BasicBlock *Latch = L.getLoopLatch();
   for (llvm::BasicBlock *BB : L.blocks()) {
     auto *Br = llvm::dyn_cast<llvm::BranchInst>(BB->getTerminator());
@@ -81,10 +88,20 @@ std::optional<UniformBranch> findBranch(llvm::Loop &L,
       continue;
     auto *Step =
         llvm::dyn_cast<llvm::SCEVConstant>(U.Rec->getStepRecurrence(SE));
-    if (!Step || !(Step->getAPInt().isOne() || Step->getAPInt().isAllOnes()))
+    if (!Step || Step->getAPInt().isZero() ||
+        Strided == (Step->getAPInt().isOne() || Step->getAPInt().isAllOnes()))
       continue;
-    U.Increasing = Step->getAPInt().isOne();
-    U.Assumed = Br->getSuccessor(0) != Latch;
+    U.Strided = Strided;
+    U.Increasing = Step->getAPInt().isStrictlyPositive();
+    if (Strided) {
+      // Neither way skips the body: the in-range outcome (the wrap check's
+      // "lane 0 at most 2^32 - W"), as for the vector form.
+      const llvm::CmpInst::Predicate P =
+          U.RecIsLHS ? Cmp->getPredicate() : Cmp->getSwappedPredicate();
+      U.Assumed = llvm::ICmpInst::isLT(P) || llvm::ICmpInst::isLE(P);
+    } else {
+      U.Assumed = Br->getSuccessor(0) != Latch;
+    }
     return U;
   }
   return std::nullopt;
@@ -292,15 +309,16 @@ bool version(llvm::Loop &L, const UniformBranch &U, llvm::ScalarEvolution &SE,
   const unsigned Width = SE.getTypeSizeInBits(Ty);
   // (The vectorized form checks its trip count at run time, below: SCEV
   // rarely bounds a wave loop's, whose entry check it does not see.)
-  if (!U.Vector && SE.getUnsignedRangeMax(Btc).getActiveBits() > Width)
+  const bool Wide = U.Vector || U.Strided;
+  if (!Wide && SE.getUnsignedRangeMax(Btc).getActiveBits() > Width)
     return false;
   // A wave's value is checked in 64 bits, where Start + BTC * Step cannot
   // wrap: lanes of at most 32 bits, steps below 2^16.
-  if (U.Vector && (Width > 32 ||
-                   llvm::cast<llvm::SCEVConstant>(U.Rec->getStepRecurrence(SE))
-                           ->getAPInt()
-                           .abs()
-                           .getActiveBits() > 16))
+  if (Wide && (Width > 32 ||
+               llvm::cast<llvm::SCEVConstant>(U.Rec->getStepRecurrence(SE))
+                       ->getAPInt()
+                       .abs()
+                       .getActiveBits() > 16))
     return false;
   const llvm::SCEV *End =
       U.Rec->evaluateAtIteration(SE.getTruncateOrZeroExtend(Btc, Ty), SE);
@@ -318,7 +336,7 @@ bool version(llvm::Loop &L, const UniformBranch &U, llvm::ScalarEvolution &SE,
   const llvm::CmpInst::Predicate Pred = U.Cmp->getPredicate();
   const bool Signed = llvm::ICmpInst::isSigned(Pred);
   llvm::Value *Uniform;
-  if (!U.Vector) {
+  if (!Wide) {
     llvm::Value *EndV = Expander.expandCodeFor(End, Ty, At);
     // No wrap from the first to the last value, in the comparison's
     // signedness: then the comparison is monotone over the iterations.
@@ -427,6 +445,12 @@ bool version(llvm::Loop &L, const UniformBranch &U, llvm::ScalarEvolution &SE,
     Copy->replaceAllUsesWith(
         llvm::ConstantInt::getBool(Copy->getType(), U.Assumed));
     Copy->eraseFromParent();
+  } else if (U.Strided) {
+    // Every branch on it (a wave's accesses share one wrap check).
+    auto *Copy = llvm::cast<llvm::Instruction>(VMap[U.Cmp]);
+    Copy->replaceAllUsesWith(
+        llvm::ConstantInt::getBool(Copy->getType(), U.Assumed));
+    Copy->eraseFromParent();
   } else {
     llvm::cast<llvm::BranchInst>(VMap[U.Branch])
         ->setCondition(B.getInt1(U.Assumed));
@@ -460,9 +484,13 @@ UniformConditionsPass::run(llvm::Function &F,
     Changed |= llvm::simplifyLoop(L, &DT, &LI, &SE, &AC, nullptr, false);
     Changed |= llvm::formLCSSA(*L, DT, &LI, &SE);
     std::unique_ptr<LaneValues> Values;
-    std::optional<UniformBranch> U = findBranch(*L, SE);
+    std::optional<UniformBranch> U = findBranch(*L, SE, /*Strided=*/false);
     if (!U)
       U = findVectorCondition(*L, SE, Values);
+    // Last: where a bounds check was versioned, its copy's assumption
+    // already folds the wrap checks.
+    if (!U)
+      U = findBranch(*L, SE, /*Strided=*/true);
     if (U) {
       Changed |= version(*L, *U, SE, LI, DT);
       Values.reset(); // Erases the scalars the check did not use.

@@ -21,6 +21,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
+#include <sys/mman.h>
+#include <unistd.h>
 
 using namespace openhsa::test;
 
@@ -441,6 +443,77 @@ TEST(VectorizeTest, GathersScattersAndUniformLoads) {
       ASSERT_EQ(Prev[X], X ? In[X - 1] : 0xdeadbeef) << X;
     }
   }
+}
+
+// A consecutive load with no bounds check before it, whose 32-bit index
+// x + k wraps for the first work-items of one row: that row must gather
+// (each lane at its own zero-extended index, 16 GiB apart across the
+// wrap), the others run a copy of the wave loop with the check that no
+// lane wrapped folded (finalizer/UniformConditions.h, the strided form).
+const char *Wrapping = R"(
+module &m:1:0:$full:$large:$default;
+kernel &wrapping(kernarg_u64 %in, kernarg_u64 %out, kernarg_u32 %k)
+{
+	workitemabsid_u32	$s0, 0;
+	ld_kernarg_align(4)_width(all)_u32	$s1, [%k];
+	add_u32	$s2, $s0, $s1;
+	cvt_u64_u32	$d0, $s2;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%in];
+	add_u64	$d1, $d1, $d0;
+	ld_global_u32	$s3, [$d1];
+	cvt_u64_u32	$d2, $s0;
+	shl_u64	$d2, $d2, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d3, [%out];
+	add_u64	$d3, $d3, $d2;
+	st_global_u32	$s3, [$d3];
+	ret;
+};
+)";
+
+TEST(VectorizeTest, RowsWhoseIndicesWrapGatherAndTheOthersDoNot) {
+  auto Ps = bothWays(Wrapping, "&wrapping");
+  ASSERT_EQ(Ps.size(), 2u);
+  // Address space for in[0, 2^32 + 4): only the first page and the one
+  // below in + 16 GiB are mapped, the rest faults.
+  const size_t Page = size_t(sysconf(_SC_PAGESIZE));
+  const size_t Span = (size_t(4) << 30) * 4 + 2 * Page;
+  void *Base = mmap(nullptr, Span, PROT_NONE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  ASSERT_NE(Base, MAP_FAILED);
+  auto *In = reinterpret_cast<uint32_t *>(static_cast<char *>(Base));
+  char *High = static_cast<char *>(Base) + (size_t(4) << 30) * 4 - Page;
+  ASSERT_EQ(mprotect(Base, Page, PROT_READ | PROT_WRITE), 0);
+  ASSERT_EQ(mprotect(High, Page, PROT_READ | PROT_WRITE), 0);
+  const uint32_t Low = uint32_t(Page / 4); // in[0, Low) mapped.
+  for (uint32_t J = 0; J < Low; ++J)
+    In[J] = 1000 + J;
+  auto *Top = reinterpret_cast<uint32_t *>(High); // in[2^32 - Low, 2^32)
+  for (uint32_t J = 0; J < Low; ++J)
+    Top[J] = 0x80000000u + J;
+  constexpr uint32_t N = 600; // Rows of 256: two whole, one partial.
+  // Wrap in the first row (mid-wave: 40 is two and a half waves of 16),
+  // in the second row, and not at all.
+  for (uint32_t Before : {40u, 300u, 0u})
+    for (const auto &P : Ps) {
+      const uint32_t K = Before ? uint32_t(0) - Before : 0u;
+      std::vector<uint32_t> Out(N, 0);
+      struct {
+        uint32_t *In, *Out;
+        uint32_t K;
+      } Args{In, Out.data(), K};
+      Grid G;
+      G.Size[0] = N;
+      G.WorkGroup[0] = 256;
+      runKernel(P, "&wrapping", G, &Args);
+      for (uint32_t X = 0; X < N; ++X) {
+        const uint32_t Index = X + K;
+        const uint32_t Want =
+            Index < Low ? 1000 + Index : 0x80000000u + (Index - (0u - Low));
+        ASSERT_EQ(Out[X], Want) << "x " << X << ", k " << K;
+      }
+    }
+  munmap(Base, Span);
 }
 
 // A call in a divergent branch runs for the lanes that take it only, and
