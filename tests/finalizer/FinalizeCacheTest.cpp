@@ -16,6 +16,7 @@
 #include <list>
 #include <optional>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace openhsa;
@@ -297,6 +298,48 @@ TEST_F(FinalizeCacheTest, OffOrDumpingFinalizesEveryTime) {
     for (const std::string &F : files())
       unlink((Dir + "/" + F).c_str()); // The dumps.
   }
+}
+
+// Threads finalizing the same program at once, one of them emptying the
+// in-process level meanwhile (so others read the file as it is written):
+// every result is the same code object, no file read back is torn, and no
+// temporary file is left. Run under TSan too (scripts/test.sh).
+TEST_F(FinalizeCacheTest, ConcurrentFinalizationsAgree) {
+  const finalizer::FinalizeRequest R = request(Doubler);
+  auto Reference = finalizer::finalize(R);
+  ASSERT_TRUE(bool(Reference)) << llvm::toString(Reference.takeError());
+  const auto Before = stats();
+  constexpr unsigned Threads = 4, Rounds = 3;
+  std::vector<std::vector<uint8_t>> Objects(Threads * Rounds);
+  std::vector<std::string> Errors(Threads * Rounds);
+  std::vector<std::thread> Pool;
+  for (unsigned T = 0; T < Threads; ++T)
+    Pool.emplace_back([&, T] {
+      for (unsigned I = 0; I < Rounds; ++I) {
+        if (T == 0)
+          finalizer::clearFinalizeMemoryCache();
+        auto CO = finalizer::finalizeCached(R);
+        if (CO)
+          Objects[T * Rounds + I] = CO->Object;
+        else
+          Errors[T * Rounds + I] = llvm::toString(CO.takeError());
+      }
+    });
+  for (std::thread &T : Pool)
+    T.join();
+  for (unsigned I = 0; I < Threads * Rounds; ++I) {
+    EXPECT_EQ(Errors[I], "");
+    EXPECT_EQ(Objects[I], Reference->Object) << I;
+  }
+  const auto After = stats();
+  EXPECT_EQ(After.Rejected - Before.Rejected, 0u);
+  EXPECT_EQ((After.MemoryHits - Before.MemoryHits) +
+                (After.DiskHits - Before.DiskHits) +
+                (After.Misses - Before.Misses),
+            uint64_t(Threads * Rounds));
+  const std::vector<std::string> Left = files();
+  ASSERT_EQ(Left.size(), 1u);
+  EXPECT_EQ(Left[0].find(".tmp"), std::string::npos);
 }
 
 } // namespace
