@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <deque>
 #include <dirent.h>
 #include <dlfcn.h>
@@ -37,6 +38,10 @@ constexpr uint64_t DefaultDiskLimitMiB = 256;
 /// A cache file larger than this is not read (no code object is close).
 constexpr off_t MaxFileBytes = off_t(1) << 30;
 constexpr const char *FileSuffix = ".ohsaco";
+/// Temporary files are <key>.ohsaco.tmp.<pid>.<n>; one this old belongs to
+/// a writer that died.
+constexpr const char *TemporaryInfix = ".ohsaco.tmp.";
+constexpr int64_t AbandonedAfterSeconds = 600;
 
 enum class Mode { Off, Memory, Disk };
 
@@ -162,29 +167,28 @@ Counters &counters() {
   return *C;
 }
 
-/// The in-process level: serialized code objects, the oldest dropped
-/// first past MemoryLimitBytes.
+/// The in-process level: code objects as finalized or read back (checked
+/// then), the oldest dropped first past MemoryLimitBytes of object code.
 class MemoryLevel {
 public:
-  std::optional<std::vector<uint8_t>> find(const std::string &Key) {
+  std::optional<CodeObject> find(const std::string &Key) {
     std::lock_guard<std::mutex> Lock(Mutex);
     auto It = Entries.find(Key);
     if (It == Entries.end())
       return std::nullopt;
     return It->second;
   }
-  void put(const std::string &Key, std::vector<uint8_t> Bytes) {
-    if (Bytes.size() > MemoryLimitBytes)
+  void put(const std::string &Key, const CodeObject &CO) {
+    if (CO.Object.size() > MemoryLimitBytes)
       return;
     std::lock_guard<std::mutex> Lock(Mutex);
-    if (Entries.count(Key))
+    if (!Entries.emplace(Key, CO).second)
       return;
-    Total += Bytes.size();
-    Entries.emplace(Key, std::move(Bytes));
+    Total += CO.Object.size();
     Order.push_back(Key);
     while (Total > MemoryLimitBytes && !Order.empty()) {
       auto It = Entries.find(Order.front());
-      Total -= It->second.size();
+      Total -= It->second.Object.size();
       Entries.erase(It);
       Order.pop_front();
     }
@@ -198,7 +202,7 @@ public:
 
 private:
   std::mutex Mutex;
-  std::unordered_map<std::string, std::vector<uint8_t>> Entries;
+  std::unordered_map<std::string, CodeObject> Entries;
   std::deque<std::string> Order;
   size_t Total = 0;
 };
@@ -281,9 +285,10 @@ uint64_t diskLimitBytes() {
 }
 
 /// Removes the least recently used cache files (by modification time, which
-/// a hit renews) until the directory holds at most the limit. Other
-/// processes may remove the same files meanwhile: a file already gone is
-/// skipped.
+/// a hit renews) until the directory holds at most the limit, and the
+/// temporary files of writers that died before their rename (older than a
+/// writer takes). Other processes may remove the same files meanwhile: a
+/// file already gone is skipped.
 void evictOldFiles(const std::string &Dir) {
   struct File {
     std::string Path;
@@ -295,14 +300,21 @@ void evictOldFiles(const std::string &Dir) {
   DIR *D = opendir(Dir.c_str());
   if (!D)
     return;
+  const int64_t Now = int64_t(time(nullptr));
   while (const dirent *E = readdir(D)) {
     llvm::StringRef Name(E->d_name);
-    if (!Name.ends_with(FileSuffix))
+    const bool Temporary = Name.contains(TemporaryInfix);
+    if (!Name.ends_with(FileSuffix) && !Temporary)
       continue;
     std::string Path = Dir + "/" + Name.str();
     struct stat St {};
     if (stat(Path.c_str(), &St) != 0 || !S_ISREG(St.st_mode))
       continue;
+    if (Temporary) {
+      if (Now - int64_t(St.st_mtim.tv_sec) > AbandonedAfterSeconds)
+        unlink(Path.c_str());
+      continue;
+    }
     Files.push_back({std::move(Path), uint64_t(St.st_size),
                      int64_t(St.st_mtim.tv_sec), int64_t(St.st_mtim.tv_nsec)});
     Total += uint64_t(St.st_size);
@@ -343,15 +355,9 @@ llvm::Expected<CodeObject> finalizeCached(const FinalizeRequest &Request) {
     return finalize(Request);
   }
   const std::string Key = keyOf(Request);
-  if (auto Bytes = memory().find(Key)) {
-    // Checked again: cheap next to a finalization, and the bytes are the
-    // ones that come from disk in another process.
-    if (auto CO = CodeObject::deserialize(*Bytes)) {
-      C.MemoryHits.fetch_add(1, std::memory_order_relaxed);
-      return CO;
-    } else {
-      llvm::consumeError(CO.takeError());
-    }
+  if (std::optional<CodeObject> CO = memory().find(Key)) {
+    C.MemoryHits.fetch_add(1, std::memory_order_relaxed);
+    return std::move(*CO);
   }
   std::string Dir, Path;
   if (M == Mode::Disk) {
@@ -364,7 +370,7 @@ llvm::Expected<CodeObject> finalizeCached(const FinalizeRequest &Request) {
       if (auto CO = CodeObject::deserialize(*Bytes)) {
         C.DiskHits.fetch_add(1, std::memory_order_relaxed);
         utimensat(AT_FDCWD, Path.c_str(), nullptr, 0); // Recently used.
-        memory().put(Key, std::move(*Bytes));
+        memory().put(Key, *CO);
         return CO;
       } else {
         // Torn by a crash, damaged, or from an incompatible version:
@@ -378,15 +384,14 @@ llvm::Expected<CodeObject> finalizeCached(const FinalizeRequest &Request) {
   auto CO = finalize(Request);
   if (!CO)
     return CO.takeError();
-  std::vector<uint8_t> Bytes = CO->serialize();
   // A cache that cannot be written (read-only home, full disk) only costs
   // the next process a finalization.
   if (!Path.empty() && makeDirectories(Dir) &&
-      writeFileAtomically(Path, Bytes)) {
+      writeFileAtomically(Path, CO->serialize())) {
     C.Stored.fetch_add(1, std::memory_order_relaxed);
     evictOldFiles(Dir);
   }
-  memory().put(Key, std::move(Bytes));
+  memory().put(Key, *CO);
   return CO;
 }
 

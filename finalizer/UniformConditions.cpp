@@ -441,12 +441,10 @@ bool version(llvm::Loop &L, const UniformBranch &U, llvm::ScalarEvolution &SE,
           SCopy,
           AfterS.getInt(llvm::APInt::getMaxValue(Bits) - uint64_t(U.LaneMax))));
     }
-    auto *Copy = llvm::cast<llvm::Instruction>(VMap[U.Cmp]);
-    Copy->replaceAllUsesWith(
-        llvm::ConstantInt::getBool(Copy->getType(), U.Assumed));
-    Copy->eraseFromParent();
-  } else if (U.Strided) {
-    // Every branch on it (a wave's accesses share one wrap check).
+  }
+  if (Wide) {
+    // Every use of the comparison (the lanes' masks; the branches of every
+    // access of a wave that share one wrap check).
     auto *Copy = llvm::cast<llvm::Instruction>(VMap[U.Cmp]);
     Copy->replaceAllUsesWith(
         llvm::ConstantInt::getBool(Copy->getType(), U.Assumed));

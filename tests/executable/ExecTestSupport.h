@@ -13,6 +13,7 @@
 
 #include "hsa/hsa.h"
 #include "hsa/hsa_ext_finalize.h"
+#include "tests/support/ScopedEnv.h"
 
 #include <gtest/gtest.h>
 
@@ -77,32 +78,6 @@ hsa_ext_control_directives_t noDirectives();
 /// status (-1 when it did not exit normally).
 int runChild(const std::vector<std::string> &Args, const char *EnvName,
              const std::string &EnvValue);
-
-/// Sets an environment variable (unsets it for nullptr) for a scope, then
-/// restores what was there.
-class ScopedEnv {
-public:
-  ScopedEnv(const char *Name, const char *Value) : Name(Name) {
-    if (const char *Old = std::getenv(Name))
-      Saved = Old;
-    if (Value)
-      setenv(Name, Value, 1);
-    else
-      unsetenv(Name);
-  }
-  ~ScopedEnv() {
-    if (Saved)
-      setenv(Name, Saved->c_str(), 1);
-    else
-      unsetenv(Name);
-  }
-  ScopedEnv(const ScopedEnv &) = delete;
-  ScopedEnv &operator=(const ScopedEnv &) = delete;
-
-private:
-  const char *Name;
-  std::optional<std::string> Saved;
-};
 
 class ExecTest : public ::testing::Test {
 public:

@@ -10,8 +10,11 @@
 #include "KernelRunner.h"
 
 #include "finalizer/FinalizeCache.h"
+#include "tests/support/ScopedEnv.h"
 
+#include <ctime>
 #include <dirent.h>
+#include <fcntl.h>
 #include <fstream>
 #include <list>
 #include <optional>
@@ -51,29 +54,6 @@ kernel &calls()
 	ret;
 };
 )";
-
-/// Sets a variable for the test's lifetime, then restores what was there.
-class ScopedEnv {
-public:
-  ScopedEnv(const char *Name, const char *Value) : Name(Name) {
-    if (const char *Old = std::getenv(Name))
-      Saved = Old;
-    if (Value)
-      setenv(Name, Value, 1);
-    else
-      unsetenv(Name);
-  }
-  ~ScopedEnv() {
-    if (Saved)
-      setenv(Name, Saved->c_str(), 1);
-    else
-      unsetenv(Name);
-  }
-
-private:
-  const char *Name;
-  std::optional<std::string> Saved;
-};
 
 class FinalizeCacheTest : public ::testing::Test {
 protected:
@@ -269,6 +249,23 @@ TEST_F(FinalizeCacheTest, TheDirectoryKeepsTheMostRecentlyUsedUnderItsLimit) {
   const std::vector<std::string> Left = files();
   ASSERT_EQ(Left.size(), 1u);
   EXPECT_NE(Left[0], Oldest) << "the newest file was removed";
+}
+
+// A writer killed between its write and its rename leaves a temporary
+// file: the next store removes it once it is older than any writer takes,
+// and leaves a recent one (a writer still at work) alone.
+TEST_F(FinalizeCacheTest, AbandonedTemporaryFilesAreRemoved) {
+  const std::string Old = Dir + "/0123.ohsaco.tmp.1.0";
+  const std::string Recent = Dir + "/4567.ohsaco.tmp.2.0";
+  for (const std::string &F : {Old, Recent})
+    std::ofstream(F) << "half a code object";
+  const struct timespec Times[2] = {{time(nullptr) - 3600, 0},
+                                    {time(nullptr) - 3600, 0}};
+  ASSERT_EQ(utimensat(AT_FDCWD, Old.c_str(), Times, 0), 0);
+  ASSERT_TRUE(bool(finalizer::finalizeCached(request(Doubler))));
+  struct stat St {};
+  EXPECT_NE(stat(Old.c_str(), &St), 0) << "the abandoned file is still there";
+  EXPECT_EQ(stat(Recent.c_str(), &St), 0);
 }
 
 TEST_F(FinalizeCacheTest, OffOrDumpingFinalizesEveryTime) {

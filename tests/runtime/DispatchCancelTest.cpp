@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
+#include "tests/support/ScopedEnv.h"
 
 #include <condition_variable>
 #include <csignal>
@@ -65,29 +66,6 @@ private:
   std::condition_variable Disarmed;
   bool Done = false;
   std::thread Thread;
-};
-
-/// Sets an environment variable for a scope (nullptr: unsets it).
-class ScopedEnv {
-public:
-  ScopedEnv(const char *Name, const char *Value) : Name(Name) {
-    if (const char *Old = std::getenv(Name))
-      Saved = Old;
-    if (Value)
-      setenv(Name, Value, 1);
-    else
-      unsetenv(Name);
-  }
-  ~ScopedEnv() {
-    if (Saved)
-      setenv(Name, Saved->c_str(), 1);
-    else
-      unsetenv(Name);
-  }
-
-private:
-  const char *Name;
-  std::optional<std::string> Saved;
 };
 
 /// What the kernels share with the test; host memory, which outlives the
