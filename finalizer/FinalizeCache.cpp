@@ -68,23 +68,22 @@ bool compilerOutputAsked() {
 }
 
 /// The file this code was loaded from (the runtime library, or a program
-/// that links the finalizer statically), as path, size and modification
-/// time: a rebuilt or reinstalled finalizer makes new keys.
+/// that links the finalizer statically), as path, size, modification time
+/// and inode: a rebuilt or reinstalled finalizer makes new keys. Empty
+/// where the file cannot be found: then nothing is kept on disk, where a
+/// later build would take this one's code for its own.
 const std::string &buildIdentity() {
   static const std::string Id = [] {
     Dl_info Info{};
-    std::string S = "unknown";
-    if (dladdr(reinterpret_cast<void *>(&finalizeCached), &Info) &&
-        Info.dli_fname) {
-      struct stat St {};
-      S = Info.dli_fname;
-      if (stat(Info.dli_fname, &St) == 0)
-        S += ":" + std::to_string(uint64_t(St.st_size)) + ":" +
-             std::to_string(int64_t(St.st_mtim.tv_sec)) + "." +
-             std::to_string(int64_t(St.st_mtim.tv_nsec)) + ":" +
-             std::to_string(uint64_t(St.st_ino));
-    }
-    return S;
+    struct stat St {};
+    if (!dladdr(reinterpret_cast<void *>(&finalizeCached), &Info) ||
+        !Info.dli_fname || stat(Info.dli_fname, &St) != 0)
+      return std::string();
+    return std::string(Info.dli_fname) + ":" +
+           std::to_string(uint64_t(St.st_size)) + ":" +
+           std::to_string(int64_t(St.st_mtim.tv_sec)) + "." +
+           std::to_string(int64_t(St.st_mtim.tv_nsec)) + ":" +
+           std::to_string(uint64_t(St.st_ino));
   }();
   return Id;
 }
@@ -360,7 +359,7 @@ llvm::Expected<CodeObject> finalizeCached(const FinalizeRequest &Request) {
     return std::move(*CO);
   }
   std::string Dir, Path;
-  if (M == Mode::Disk) {
+  if (M == Mode::Disk && !buildIdentity().empty()) {
     Dir = finalizeCacheDirectory();
     if (!Dir.empty())
       Path = Dir + "/" + Key + FileSuffix;

@@ -6,8 +6,9 @@
 // everything the result depends on: the modules' bytes, the request, the
 // host CPU and its features, LLVM's version, the finalizer's own build (the
 // file it was loaded from: path, size, modification time, as Mesa's shader
-// cache does) and the environment variables that change code
-// (OPENHSA_VECTORIZE, OPENHSA_VECTOR_WIDTH, OPENHSA_PROMOTE_REGISTERS).
+// cache does; where that file cannot be found, nothing is kept on disk) and
+// the environment variables that change code (OPENHSA_VECTORIZE,
+// OPENHSA_VECTOR_WIDTH, OPENHSA_PROMOTE_REGISTERS).
 //
 // Two levels: in the process (up to 64 MiB of serialized code objects),
 // and on disk, one file per key under $OPENHSA_CACHE_DIR, else
