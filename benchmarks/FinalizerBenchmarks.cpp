@@ -26,13 +26,15 @@ const std::string ExamplesDir = [] {
   return std::string(Env && *Env ? Env : OPENHSA_SOURCE_EXAMPLES_DIR);
 }();
 
-// Program create + add module + finalize + executable load + freeze.
+// Program create + add module + finalize + executable load + freeze,
+// compiled each time (the finalization cache off).
 void BM_FinalizeVectorAdd(benchmark::State &State) {
+  openhsa::test::ScopedEnv Compile("OPENHSA_FINALIZER_CACHE", "0");
   DispatchFixture F;
   std::vector<uint8_t> Brig =
       assembleFile(ExamplesDir + "/vector_add/vector_add.hsail");
   for (auto _ : State) {
-    HsailKernel K(F.Agent, Brig, "&vector_add");
+    HsailKernel K(F.Agent, Brig, "&vector_add", HSA_PROFILE_BASE);
     benchmark::DoNotOptimize(K.Object);
   }
 }
@@ -49,7 +51,7 @@ void BM_VectorAddHsail(benchmark::State &State) {
   DispatchFixture F;
   std::vector<uint8_t> Brig =
       assembleFile(ExamplesDir + "/vector_add/vector_add.hsail");
-  HsailKernel K(F.Agent, Brig, "&vector_add");
+  HsailKernel K(F.Agent, Brig, "&vector_add", HSA_PROFILE_BASE);
   VectorData D;
   struct {
     const float *A, *B;
@@ -78,7 +80,7 @@ void BM_MandelbrotHsail(benchmark::State &State) {
   DispatchFixture F;
   std::vector<uint8_t> Brig =
       assembleFile(ExamplesDir + "/mandelbrot/mandelbrot.hsail");
-  HsailKernel K(F.Agent, Brig, "&mandelbrot");
+  HsailKernel K(F.Agent, Brig, "&mandelbrot", HSA_PROFILE_BASE);
   std::vector<uint32_t> Out(size_t(MandelW) * MandelH);
   struct {
     uint32_t *Out;

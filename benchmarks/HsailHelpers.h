@@ -12,6 +12,7 @@
 
 #include "brig/asm/Assembler.h"
 #include "hsa/hsa_ext_finalize.h"
+#include "tests/support/ScopedEnv.h" // Settings for one benchmark.
 
 #include <fstream>
 #include <iterator>
@@ -40,15 +41,17 @@ inline std::vector<uint8_t> assembleFile(const std::string &Path) {
 }
 
 /// A finalized, loaded HSAIL kernel on the CPU agent: program create, add
-/// module, finalize, executable load and freeze.
+/// module, finalize, executable load and freeze. Profile: the module's
+/// (the examples' kernels are $base, benchmarks/kernels' $full).
 struct HsailKernel {
   hsa_code_object_t Code{};
   hsa_executable_t Exec{};
   uint64_t Object = 0;
 
-  HsailKernel(hsa_agent_t Agent, std::vector<uint8_t> &Brig, const char *Name) {
+  HsailKernel(hsa_agent_t Agent, std::vector<uint8_t> &Brig, const char *Name,
+              hsa_profile_t Profile = HSA_PROFILE_FULL) {
     hsa_ext_program_t Program;
-    check(hsa_ext_program_create(HSA_MACHINE_MODEL_LARGE, HSA_PROFILE_FULL,
+    check(hsa_ext_program_create(HSA_MACHINE_MODEL_LARGE, Profile,
                                  HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT,
                                  nullptr, &Program),
           "program");
@@ -62,8 +65,8 @@ struct HsailKernel {
                                    HSA_CODE_OBJECT_TYPE_PROGRAM, &Code),
           "finalize");
     hsa_ext_program_destroy(Program);
-    check(hsa_executable_create(HSA_PROFILE_FULL, HSA_EXECUTABLE_STATE_UNFROZEN,
-                                nullptr, &Exec),
+    check(hsa_executable_create(Profile, HSA_EXECUTABLE_STATE_UNFROZEN, nullptr,
+                                &Exec),
           "executable");
     check(hsa_executable_load_code_object(Exec, Agent, Code, nullptr), "load");
     check(hsa_executable_freeze(Exec, nullptr), "freeze");

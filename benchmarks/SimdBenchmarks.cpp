@@ -5,7 +5,8 @@
 // with the vectorizer off (BM_<K>HsailScalar: OPENHSA_VECTORIZE=0 while it
 // is finalized), beside its hand-vectorized oneTBB twin
 // (BM_<K>Native, NativeSimdKernels.cpp: the kernel's algorithm) and the
-// kernel's warm finalization time (BM_Finalize<K>), all in one run. Where
+// kernel's warm finalization time, compiled (BM_Finalize<K>) and served by
+// the finalization cache (BM_FinalizeCached<K>), all in one run. Where
 // a better algorithm is well known, its twin runs too, as a reference
 // (BM_SgemmNaiveNativeBlocked, BM_SgemmTiledNativeBlocked,
 // BM_ReductionNativeFlat, BM_HistogramNativePrivate). Every HSAIL benchmark
@@ -44,17 +45,8 @@ std::unique_ptr<HsailKernel> finalizeKernel(hsa_agent_t Agent,
                                             const char *Symbol, bool Scalar) {
   if (!Scalar)
     return std::make_unique<HsailKernel>(Agent, Brig, Symbol);
-  const char *Old = std::getenv("OPENHSA_VECTORIZE");
-  std::optional<std::string> Saved;
-  if (Old)
-    Saved = Old;
-  setenv("OPENHSA_VECTORIZE", "0", 1);
-  auto K = std::make_unique<HsailKernel>(Agent, Brig, Symbol);
-  if (Saved)
-    setenv("OPENHSA_VECTORIZE", Saved->c_str(), 1);
-  else
-    unsetenv("OPENHSA_VECTORIZE");
-  return K;
+  openhsa::test::ScopedEnv Off("OPENHSA_VECTORIZE", "0");
+  return std::make_unique<HsailKernel>(Agent, Brig, Symbol);
 }
 
 /// Aborts unless Got (HSAIL) and Want (native) agree: exactly for
@@ -432,23 +424,14 @@ template <typename Case> void referenceBench(benchmark::State &State) {
 // (finalizer/FinalizeCache.h, its in-process level: BM_FinalizeCached<K>).
 template <typename Case>
 void finalizeBench(benchmark::State &State, bool Cached) {
-  const char *Old = std::getenv("OPENHSA_FINALIZER_CACHE");
-  std::optional<std::string> Saved;
-  if (Old)
-    Saved = Old;
-  setenv("OPENHSA_FINALIZER_CACHE", Cached ? "memory" : "0", 1);
-  {
-    DispatchFixture F;
-    std::vector<uint8_t> Brig = assembleFile(KernelsDir + "/" + Case::File);
-    for (auto _ : State) {
-      HsailKernel K(F.Agent, Brig, Case::Symbol);
-      benchmark::DoNotOptimize(K.Object);
-    }
+  openhsa::test::ScopedEnv Cache("OPENHSA_FINALIZER_CACHE",
+                                 Cached ? "memory" : "0");
+  DispatchFixture F;
+  std::vector<uint8_t> Brig = assembleFile(KernelsDir + "/" + Case::File);
+  for (auto _ : State) {
+    HsailKernel K(F.Agent, Brig, Case::Symbol);
+    benchmark::DoNotOptimize(K.Object);
   }
-  if (Saved)
-    setenv("OPENHSA_FINALIZER_CACHE", Saved->c_str(), 1);
-  else
-    unsetenv("OPENHSA_FINALIZER_CACHE");
 }
 
 #define SIMD_BENCHMARKS(Name)                                                  \
