@@ -7,6 +7,9 @@
 
 #include <ucontext.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
 
 namespace openhsa::cpu {
 
@@ -180,8 +183,19 @@ int runKernelCode(void (*Fn)(void *), void *Data,
   RecoveryPoint Point;
   Point.Cancel = Cancel;
   RecoveryPoint *const Outer = Armed;
+#if defined(__x86_64__)
+  // The caller's floating-point mode, put back after a fault or a
+  // cancellation: the jump out of the handler keeps the handler's fresh
+  // state (Linux starts it with the default MXCSR), not the caller's, and
+  // base-profile kernel code runs with FTZ and DAZ set
+  // (finalizer/Finalizer.cpp).
+  const unsigned Mxcsr = _mm_getcsr();
+#endif
   if (sigsetjmp(Point.Env, 0) != 0) {
     Armed = Outer;
+#if defined(__x86_64__)
+    _mm_setcsr(Mxcsr);
+#endif
     return Point.Signal;
   }
   Armed = &Point;

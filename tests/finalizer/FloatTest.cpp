@@ -12,6 +12,10 @@
 #include "KernelRunner.h"
 
 #include <functional>
+#include <tuple>
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
 
 using namespace openhsa::test;
 using namespace openhsa::test::fp;
@@ -379,17 +383,41 @@ TEST(FloatTest, ModuleDefaultRounding) {
 
 // PRM 16.2.1: the base profile flushes subnormals (ftz is required) and
 // allows only the default rounding and no f64.
+// On x86-64 a base-profile program's f32 arithmetic runs under the MXCSR's
+// FTZ and DAZ (finalizer/Finalizer.cpp), which its work-group function sets
+// and puts back: every operation that then uses the host's instruction
+// flushes as ftz does, and the caller's MXCSR is as it was.
 TEST(FloatTest, BaseProfile) {
   const char *BaseHeader = "module &m:1:0:$base:$large:$default;";
-  auto Cols = operandsFor(F32, 2);
-  std::vector<uint64_t> Got = runFloat(BaseHeader, F32, "mul_ftz_f32", Cols);
-  ASSERT_EQ(Got.size(), Cols[0].size());
-  for (size_t I = 0; I < Got.size(); ++I) {
-    uint64_t Want = bitsOf(
-        hostArith<float>('*', Round::Near, true, floatOf(uint32_t(Cols[0][I])),
-                         floatOf(uint32_t(Cols[1][I])), 0.0f));
-    ASSERT_TRUE(sameFloat(F32, Got[I], Want, {Cols[0][I], Cols[1][I]}))
-        << hex(Cols[0][I]) << " " << hex(Cols[1][I]);
+  for (auto [Name, Op, Arity] : {std::tuple{"mul_ftz_f32", '*', 2},
+                                 {"add_ftz_f32", '+', 2},
+                                 {"sub_ftz_f32", '-', 2},
+                                 {"fma_ftz_f32", 'f', 3},
+                                 {"div_ftz_f32", '/', 2},
+                                 {"sqrt_ftz_f32", 's', 1}}) {
+    auto Cols = operandsFor(F32, Arity);
+#if defined(__x86_64__)
+    const unsigned Before = _mm_getcsr();
+#endif
+    std::vector<uint64_t> Got = runFloat(BaseHeader, F32, Name, Cols);
+#if defined(__x86_64__)
+    EXPECT_EQ(_mm_getcsr(), Before) << Name << " left the MXCSR changed";
+#endif
+    ASSERT_EQ(Got.size(), Cols[0].size());
+    for (size_t I = 0; I < Got.size(); ++I) {
+      const float X = floatOf(uint32_t(Cols[0][I]));
+      const float Y = Arity > 1 ? floatOf(uint32_t(Cols[1][I])) : 0.0f;
+      const float Z = Arity > 2 ? floatOf(uint32_t(Cols[2][I])) : 0.0f;
+      const uint64_t Want =
+          bitsOf(hostArith<float>(Op, Round::Near, true, X, Y, Z));
+      ASSERT_TRUE(Arity == 1 ? sameFloat(F32, Got[I], Want, {Cols[0][I]})
+                  : Arity == 2
+                      ? sameFloat(F32, Got[I], Want, {Cols[0][I], Cols[1][I]})
+                      : sameFloat(F32, Got[I], Want,
+                                  {Cols[0][I], Cols[1][I], Cols[2][I]}))
+          << Name << " " << hex(Cols[0][I]) << " "
+          << (Arity > 1 ? hex(Cols[1][I]) : "");
+    }
   }
   for (const char *Bad :
        {"add_ftz_up_f32 $s4, $s0, $s1;", "div_ftz_near_f32 $s4, $s0, $s1;",
