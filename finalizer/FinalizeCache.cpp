@@ -7,6 +7,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/xxhash.h"
 
 #include <algorithm>
@@ -36,7 +37,7 @@ constexpr const char *KeyVersion = "openhsa-finalize-cache/1";
 constexpr size_t MemoryLimitBytes = size_t(64) << 20;
 constexpr uint64_t DefaultDiskLimitMiB = 256;
 /// A cache file larger than this is not read (no code object is close).
-constexpr off_t MaxFileBytes = off_t(1) << 30;
+constexpr uint64_t MaxFileBytes = uint64_t(1) << 30;
 constexpr const char *FileSuffix = ".ohsaco";
 /// Temporary files are <key>.ohsaco.tmp.<pid>.<n>; one this old belongs to
 /// a writer that died.
@@ -218,29 +219,15 @@ bool makeDirectories(const std::string &Dir) {
          llvm::sys::fs::is_directory(Dir);
 }
 
-std::optional<std::vector<uint8_t>> readFile(const std::string &Path) {
-  const int Fd = open(Path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (Fd < 0)
-    return std::nullopt;
-  struct stat St {};
-  std::optional<std::vector<uint8_t>> Result;
-  if (fstat(Fd, &St) == 0 && S_ISREG(St.st_mode) && St.st_size > 0 &&
-      St.st_size <= MaxFileBytes) {
-    std::vector<uint8_t> Bytes(size_t(St.st_size));
-    size_t Done = 0;
-    while (Done < Bytes.size()) {
-      const ssize_t N = read(Fd, Bytes.data() + Done, Bytes.size() - Done);
-      if (N < 0 && errno == EINTR)
-        continue;
-      if (N <= 0)
-        break;
-      Done += size_t(N);
-    }
-    if (Done == Bytes.size())
-      Result = std::move(Bytes);
-  }
-  close(Fd);
-  return Result;
+/// The cache file at Path, or null where there is none (or one too large
+/// to be a code object).
+std::unique_ptr<llvm::MemoryBuffer> readFile(const std::string &Path) {
+  uint64_t Size = 0;
+  if (llvm::sys::fs::file_size(Path, Size) || Size == 0 || Size > MaxFileBytes)
+    return nullptr;
+  auto Buffer = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  return Buffer ? std::move(*Buffer) : nullptr;
 }
 
 /// Writes Bytes to Path through a file of this process's own in the same
@@ -365,8 +352,9 @@ llvm::Expected<CodeObject> finalizeCached(const FinalizeRequest &Request) {
       Path = Dir + "/" + Key + FileSuffix;
   }
   if (!Path.empty()) {
-    if (auto Bytes = readFile(Path)) {
-      if (auto CO = CodeObject::deserialize(*Bytes)) {
+    if (std::unique_ptr<llvm::MemoryBuffer> File = readFile(Path)) {
+      if (auto CO = CodeObject::deserialize(
+              llvm::arrayRefFromStringRef(File->getBuffer()))) {
         C.DiskHits.fetch_add(1, std::memory_order_relaxed);
         utimensat(AT_FDCWD, Path.c_str(), nullptr, 0); // Recently used.
         memory().put(Key, *CO);
