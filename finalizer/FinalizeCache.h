@@ -8,7 +8,7 @@
 // file it was loaded from: path, size, modification time, as Mesa's shader
 // cache does; where that file cannot be found, nothing is kept on disk) and
 // the environment variables that change code (OPENHSA_VECTORIZE,
-// OPENHSA_VECTOR_WIDTH, OPENHSA_PROMOTE_REGISTERS).
+// OPENHSA_VECTOR_WIDTH, OPENHSA_PROMOTE_REGISTERS, OPENHSA_PREFETCH_GROUPS).
 //
 // Two levels: in the process (up to 64 MiB of serialized code objects),
 // and on disk, one file per key under $OPENHSA_CACHE_DIR, else

@@ -225,6 +225,11 @@ private:
   Value *vec(Value *V);
   Value *splat(Value *V, IRBuilder<> &B);
   Error widen(Instruction &I);
+  /// Prefetches what consecutive load L, whose lane 0 reads First, would
+  /// read prefetchGroupsAhead() work-groups further along X, where L is in
+  /// a resumable body and may read memory other than the group's, the
+  /// work-item's or the register file.
+  void prefetchForLaterGroups(LoadInst &L, Value *First, IRBuilder<> &B);
   Error widenCall(CallInst &CI, IRBuilder<> &B);
   Error widenLoad(LoadInst &L, IRBuilder<> &B);
   Error widenStore(StoreInst &S, IRBuilder<> &B);

@@ -380,6 +380,43 @@ Error Vectorizer::widenCall(CallInst &CI, IRBuilder<> &B) {
   return Error::success();
 }
 
+void Vectorizer::prefetchForLaterGroups(LoadInst &L, Value *First,
+                                        IRBuilder<> &B) {
+  // A resumable body (a kernel with barriers) returns where it stopped.
+  const unsigned Ahead = prefetchGroupsAhead();
+  if (!Ahead || !F.getReturnType()->isIntegerTy())
+    return;
+  if (auto *CI = dyn_cast<CallInst>(getUnderlyingObject(First, 0)))
+    if (Function *Callee = CI->getCalledFunction())
+      for (const char *Segment :
+           {query::GroupBase, query::PrivateBase, query::RegisterFile,
+            query::WaveRegisterFile, query::GroupRegisterFile})
+        if (isQuery(Callee, Segment))
+          return;
+  if (isa<AllocaInst>(getUnderlyingObject(First, 0)))
+    return;
+  // Lanes read consecutive elements along X: the same load of the group
+  // Ahead further along X reads Ahead * (its size along X) elements on,
+  // where the address follows the absolute X id (an input split among the
+  // groups). Where it follows only the local id, the lines are those this
+  // group reads, and the prefetches cost little.
+  Module &M = *F.getParent();
+  FunctionCallee GroupSize = M.getOrInsertFunction(
+      query::WorkGroupSize,
+      FunctionType::get(B.getInt32Ty(), {B.getPtrTy(), B.getInt32Ty()}, false));
+  Value *SizeX = B.CreateZExt(
+      B.CreateCall(GroupSize, {WorkItem, B.getInt32(0)}), B.getInt64Ty());
+  const uint64_t Bytes = W * DL.getTypeStoreSize(L.getType());
+  Value *Distance =
+      B.CreateMul(SizeX, B.getInt64(Ahead * DL.getTypeStoreSize(L.getType())));
+  Value *Ahead0 = B.CreateGEP(B.getInt8Ty(), First, Distance);
+  // One prefetch per 64-byte line the wave reads (at most 4).
+  for (uint64_t Line = 0; Line < std::min<uint64_t>(Bytes, 256); Line += 64)
+    B.CreateIntrinsic(Intrinsic::prefetch, {B.getPtrTy()},
+                      {B.CreateConstGEP1_64(B.getInt8Ty(), Ahead0, Line),
+                       B.getInt32(0), B.getInt32(3), B.getInt32(1)});
+}
+
 /// Whether lanes a stride S apart access consecutive elements of Ty (once
 /// S's wrap checks hold).
 static bool consecutive(std::optional<LaneStride> S, Type *Ty,
@@ -417,6 +454,7 @@ Error Vectorizer::widenLoad(LoadInst &L, IRBuilder<> &B) {
     Vec[&L] = B.CreateAlignedLoad(VT, First, L.getAlign());
     return Error::success();
   }
+  prefetchForLaterGroups(L, First, B);
   Value *Cond = consecutiveHolds(L.getPointerOperand(), *S, Mask, B);
   if (!Cond) {
     ++Stats.Consecutive;

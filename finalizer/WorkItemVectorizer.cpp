@@ -29,6 +29,8 @@
 #include <map>
 #include <set>
 
+#include <cstdlib>
+
 namespace openhsa::finalizer {
 
 std::string describe(const VectorizeStats &S) {
@@ -66,6 +68,15 @@ unsigned kernelVectorWidth(const llvm::Function &S) {
 }
 
 bool vectorizationEnabled() { return abi::cpuVectorization(); }
+
+unsigned prefetchGroupsAhead() {
+  const char *V = std::getenv("OPENHSA_PREFETCH_GROUPS");
+  if (!V || !*V)
+    return 1;
+  char *End = nullptr;
+  unsigned long N = std::strtoul(V, &End, 10);
+  return *End || N > 16 ? 1 : unsigned(N);
+}
 
 bool usesWavefronts(const llvm::Function &F) {
   llvm::SmallPtrSet<const llvm::Function *, 8> Seen;

@@ -65,6 +65,7 @@ protected:
     Env.emplace_back("OPENHSA_FINALIZER_CACHE", nullptr);
     Env.emplace_back("OPENHSA_CACHE_MAX_MB", nullptr);
     Env.emplace_back("OPENHSA_PROMOTE_REGISTERS", nullptr);
+    Env.emplace_back("OPENHSA_PREFETCH_GROUPS", nullptr);
     Env.emplace_back("OPENHSA_DUMP_IR", nullptr);
     finalizer::clearFinalizeMemoryCache();
   }
@@ -172,10 +173,14 @@ TEST_F(FinalizeCacheTest, WhatChangesTheCodeChangesTheKey) {
     ScopedEnv Off("OPENHSA_PROMOTE_REGISTERS", "0");
     ASSERT_TRUE(bool(finalizer::finalizeCached(request(Doubler))));
   }
+  {
+    ScopedEnv Off("OPENHSA_PREFETCH_GROUPS", "0");
+    ASSERT_TRUE(bool(finalizer::finalizeCached(request(Doubler))));
+  }
   const auto After = stats();
-  EXPECT_EQ(After.Misses - Before.Misses, 4u);
+  EXPECT_EQ(After.Misses - Before.Misses, 5u);
   EXPECT_EQ(After.MemoryHits - Before.MemoryHits, 0u);
-  EXPECT_EQ(files().size(), 4u);
+  EXPECT_EQ(files().size(), 5u);
   // The same module again, assembled anew: the same key.
   ASSERT_TRUE(bool(finalizer::finalizeCached(request(Doubler))));
   EXPECT_EQ(stats().MemoryHits - Before.MemoryHits, 1u);

@@ -11,6 +11,7 @@
 #include "KernelRunner.h"
 
 #include "finalizer/WorkItemVectorizer.h"
+#include "tests/support/ScopedEnv.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -835,6 +836,89 @@ TEST(VectorizeTest, BarrierInALoop) {
         }
       }
     }
+}
+
+// A kernel with barriers runs so much code per work-group that the core
+// never reaches the next group's loads early: its consecutive loads from
+// global memory prefetch what the groups OPENHSA_PREFETCH_GROUPS (default
+// 1) further along X will read. Not its group memory, nor kernels without
+// barriers, nor with the setting 0.
+const char *GroupOnly = R"(
+module &m:1:0:$full:$large:$default;
+kernel &grouponly(kernarg_u64 %out)
+{
+	group_u32 %scratch[256];
+	workitemid_u32	$s0, 0;
+	workitemabsid_u32	$s1, 0;
+	shl_u32	$s2, $s0, 2;
+	st_group_u32	$s1, [%scratch][$s2];
+	barrier;
+	ld_group_u32	$s3, [%scratch][$s2];
+	cvt_u64_u32	$d0, $s1;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%out];
+	add_u64	$d1, $d1, $d0;
+	st_global_u32	$s3, [$d1];
+	ret;
+};
+)";
+
+TEST(VectorizeTest, BarrierKernelsPrefetchTheNextGroupsInput) {
+  if (runsOnGpu())
+    GTEST_SKIP() << "the CPU's work-group functions";
+  const unsigned W = openhsa::finalizer::hostVectorWidth();
+  const std::string Prefetch = "@llvm.prefetch";
+  {
+    ScopedEnv Default("OPENHSA_PREFETCH_GROUPS", nullptr);
+    EXPECT_NE(optimizedIr(Reduce, W).find(Prefetch), std::string::npos)
+        << "the reduction's input is not prefetched";
+    EXPECT_EQ(optimizedIr(GroupOnly, W).find(Prefetch), std::string::npos)
+        << "group memory is prefetched";
+    EXPECT_EQ(optimizedIr(BoundedAdd, W).find(Prefetch), std::string::npos)
+        << "a kernel without barriers prefetches";
+  }
+  ScopedEnv Off("OPENHSA_PREFETCH_GROUPS", "0");
+  EXPECT_EQ(optimizedIr(Reduce, W).find(Prefetch), std::string::npos)
+      << "OPENHSA_PREFETCH_GROUPS=0 still prefetches";
+}
+
+// The last groups' prefetches point past the input, here into pages that
+// fault when read: a prefetch never faults, and the results are right at
+// every distance.
+TEST(VectorizeTest, PrefetchesPastTheEndOfMemoryDoNotFault) {
+  const size_t Page = size_t(sysconf(_SC_PAGESIZE));
+  constexpr uint32_t Group = 256, N = Group * 8;
+  const size_t Bytes = (N * 4 + Page - 1) / Page * Page;
+  // The input fills the pages just below 64 inaccessible ones.
+  char *Base = static_cast<char *>(mmap(nullptr, Bytes + 64 * Page, PROT_NONE,
+                                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(Base, MAP_FAILED);
+  ASSERT_EQ(mprotect(Base, Bytes, PROT_READ | PROT_WRITE), 0);
+  auto *In = reinterpret_cast<uint32_t *>(Base + Bytes - N * 4);
+  for (uint32_t I = 0; I < N; ++I)
+    In[I] = I * 3 + 1;
+  for (const char *Ahead : {"1", "4", "16"}) {
+    ScopedEnv Distance("OPENHSA_PREFETCH_GROUPS", Ahead);
+    auto Ps = bothWays(Reduce, "&reduce");
+    ASSERT_EQ(Ps.size(), 2u);
+    for (const auto &P : Ps) {
+      std::vector<uint32_t> Partial(N / Group, 0);
+      struct {
+        uint32_t *In, *Partial;
+      } Args{In, Partial.data()};
+      Grid G;
+      G.Size[0] = N;
+      G.WorkGroup[0] = Group;
+      runKernel(P, "&reduce", G, &Args);
+      for (uint32_t Gr = 0; Gr < N / Group; ++Gr) {
+        uint32_t Want = 0;
+        for (uint32_t I = Gr * Group; I < (Gr + 1) * Group; ++I)
+          Want += In[I];
+        ASSERT_EQ(Partial[Gr], Want) << "group " << Gr << ", " << Ahead;
+      }
+    }
+  }
+  munmap(Base, Bytes + 64 * Page);
 }
 
 // Registers written under divergence before a barrier keep each lane's
