@@ -3,8 +3,8 @@
 # scripts/device-bundle.sh --xz packs (carry .carry-xz): every kernel on
 # all cores (HSAIL, its twin, scalar, other shapes, finalization), the
 # compute-bound ones on 1 and 4 cores, and the runtime's knobs that the
-# figures in benchmarks/README.md compare (runs of groups, slices), each in
-# the same start of the machine. Medians of 3.
+# figures in benchmarks/README.md compare (runs of groups, slices,
+# prefetching), each in the same start of the machine. Medians of 3.
 set -euo pipefail
 mkdir -p /tmp/b && rm -rf /tmp/b/*
 tar -C /tmp/b -xJf .carry-xz/bundle.tar.xz
@@ -25,6 +25,11 @@ for r in 0 1024 16384; do
 done
 echo "== nbody, no slices (OPENHSA_CPU_SLICES=0)"
 OPENHSA_CPU_SLICES=0 bench 'Nbody(Hsail|Native|Groups64Hsail)/'
+echo "== barrier kernels, no prefetch (OPENHSA_PREFETCH_GROUPS=0; default 1)"
+OPENHSA_PREFETCH_GROUPS=0 bench '(SgemmTiled|Reduction)Hsail/'
+echo "-- 1 core: default, then no prefetch"
+taskset -c 0 bash -c "$(declare -f bench); B=$B; bench '(SgemmTiled|Reduction)Hsail/'"
+OPENHSA_PREFETCH_GROUPS=0 taskset -c 0 bash -c "$(declare -f bench); B=$B; bench '(SgemmTiled|Reduction)Hsail/'"
 C='(SgemmNaive|SgemmTiled|Reduction|Mandelbrot|Nbody|BinarySearch)(Hsail|Native)/'
 for c in 1 4; do
   echo "== $c cores"
