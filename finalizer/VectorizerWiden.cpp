@@ -386,14 +386,16 @@ void Vectorizer::prefetchForLaterGroups(LoadInst &L, Value *First,
   const unsigned Ahead = prefetchGroupsAhead();
   if (!Ahead || !F.getReturnType()->isIntegerTy())
     return;
-  if (auto *CI = dyn_cast<CallInst>(getUnderlyingObject(First, 0)))
+  // The scalar body's address, as consecutiveHolds looks at it.
+  const Value *Base = getUnderlyingObject(L.getPointerOperand(), 0);
+  if (auto *CI = dyn_cast<CallInst>(Base))
     if (Function *Callee = CI->getCalledFunction())
       for (const char *Segment :
            {query::GroupBase, query::PrivateBase, query::RegisterFile,
             query::WaveRegisterFile, query::GroupRegisterFile})
         if (isQuery(Callee, Segment))
           return;
-  if (isa<AllocaInst>(getUnderlyingObject(First, 0)))
+  if (isa<AllocaInst>(Base))
     return;
   // Lanes read consecutive elements along X: the same load of the group
   // Ahead further along X reads Ahead * (its size along X) elements on,
