@@ -26,10 +26,9 @@
 #include "llvm/Transforms/Utils/UnifyLoopExits.h"
 
 #include <cassert>
+#include <cstdlib>
 #include <map>
 #include <set>
-
-#include <cstdlib>
 
 namespace openhsa::finalizer {
 
