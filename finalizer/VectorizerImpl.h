@@ -230,6 +230,8 @@ private:
   /// a resumable body and may read memory other than the group's, the
   /// work-item's or the register file.
   void prefetchForLaterGroups(LoadInst &L, Value *First, IRBuilder<> &B);
+  Value *gatherBy32BitIndices(LoadInst &L, Type *VT, Value *Mask,
+                              IRBuilder<> &B);
   Error widenCall(CallInst &CI, IRBuilder<> &B);
   Error widenLoad(LoadInst &L, IRBuilder<> &B);
   Error widenStore(StoreInst &S, IRBuilder<> &B);

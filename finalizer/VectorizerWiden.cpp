@@ -1,6 +1,7 @@
 //===- finalizer/VectorizerWiden.cpp - Masks and vector code --------------===//
 #include "finalizer/VectorizerImpl.h"
 
+#include "finalizer/Codegen.h"
 #include "finalizer/Lowering.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -8,8 +9,10 @@
 #include "llvm/Analysis/VectorUtils.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/PatternMatch.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 
 namespace openhsa::finalizer::vectorizer {
@@ -419,6 +422,92 @@ void Vectorizer::prefetchForLaterGroups(LoadInst &L, Value *First,
                        B.getInt32(0), B.getInt32(3), B.getInt32(1)});
 }
 
+/// A gather of 32-bit elements from Base + zext(X) * Scale, X a varying
+/// 32-bit value and Base uniform (HSAIL's `cvt_u64_u32; shl_u64; add_u64`
+/// indexing), as AVX-512 gathers of 16 lanes with 32-bit indices: the
+/// generic gather took 64-bit addresses, a vector of them per 8 lanes and a
+/// gather instruction per 8 lanes (binary search: 8 gathers and the 64-bit
+/// address arithmetic per iteration at 64 lanes, where a hand-written
+/// search has 4). The hardware sign-extends its indices, so X's sign bit is
+/// flipped and Base moved up by 2^31 * Scale: every unsigned X is reached.
+/// Null where that does not apply (other hosts, element sizes, widths).
+Value *Vectorizer::gatherBy32BitIndices(LoadInst &L, Type *VT, Value *Mask,
+                                        IRBuilder<> &B) {
+  using namespace llvm::PatternMatch;
+  Type *ElemTy = L.getType();
+  const bool Float = ElemTy->isFloatTy();
+  if (!(Float || ElemTy->isIntegerTy(32)) || W % 16 != 0 ||
+      hostTarget().Features.find("+avx512f") == std::string::npos)
+    return nullptr;
+  // The address: inttoptr(Base + Offset), or a byte GEP of a uniform
+  // pointer by Offset.
+  Value *BaseInt = nullptr, *BasePtr = nullptr, *Offset = nullptr;
+  Value *P = L.getPointerOperand();
+  if (auto *I2P = dyn_cast<IntToPtrInst>(P)) {
+    Value *A, *C;
+    if (!match(I2P->getOperand(0), m_Add(m_Value(A), m_Value(C))))
+      return nullptr;
+    if (isVarying(A))
+      std::swap(A, C);
+    if (isVarying(A) || !isVarying(C))
+      return nullptr;
+    BaseInt = A;
+    Offset = C;
+  } else if (auto *GEP = dyn_cast<GetElementPtrInst>(P)) {
+    if (GEP->getNumIndices() != 1 ||
+        !GEP->getSourceElementType()->isIntegerTy(8) ||
+        isVarying(GEP->getPointerOperand()) ||
+        !isVarying(GEP->idx_begin()->get()))
+      return nullptr;
+    BasePtr = GEP->getPointerOperand();
+    Offset = GEP->idx_begin()->get();
+  } else {
+    return nullptr;
+  }
+  Value *X = nullptr;
+  uint64_t Shift = 0;
+  const APInt *K = nullptr;
+  if (match(Offset, m_Shl(m_ZExt(m_Value(X)), m_APInt(K))) ||
+      match(Offset, m_Shl(m_NNegZExt(m_Value(X)), m_APInt(K)))) {
+    Shift = K->getZExtValue();
+  } else if (!match(Offset, m_ZExt(m_Value(X)))) {
+    return nullptr;
+  }
+  if (!X || !X->getType()->isIntegerTy(32) || !isVarying(X) || Shift > 3)
+    return nullptr;
+  Value *Base = BasePtr ? BasePtr : B.CreateIntToPtr(BaseInt, B.getPtrTy());
+  Base = B.CreateGEP(B.getInt8Ty(), Base,
+                     B.getInt64((uint64_t(1) << 31) << Shift));
+  Value *XV = vec(X);
+  Value *Index = B.CreateXor(XV, ConstantInt::get(XV->getType(), 0x80000000u));
+  const Intrinsic::ID ID = Float ? Intrinsic::x86_avx512_mask_gather_dps_512
+                                 : Intrinsic::x86_avx512_mask_gather_dpi_512;
+  auto *Part = FixedVectorType::get(ElemTy, 16);
+  Value *Result = PoisonValue::get(VT);
+  for (unsigned First = 0; First < W; First += 16) {
+    SmallVector<int, 16> Lanes;
+    for (unsigned I = 0; I < 16; ++I)
+      Lanes.push_back(int(First + I));
+    Value *G = B.CreateIntrinsic(
+        ID, {},
+        {Constant::getNullValue(Part), Base,
+         W == 16 ? Index : B.CreateShuffleVector(Index, Lanes),
+         W == 16 ? Mask : B.CreateShuffleVector(Mask, Lanes),
+         B.getInt32(1u << Shift)});
+    if (W == 16)
+      return G;
+    SmallVector<int, 64> Widen, Merge;
+    for (unsigned I = 0; I < W; ++I)
+      Widen.push_back(I < 16 ? int(I) : -1);
+    for (unsigned I = 0; I < W; ++I)
+      Merge.push_back(I >= First && I < First + 16 ? int(W + I - First)
+                                                   : int(I));
+    Result =
+        B.CreateShuffleVector(Result, B.CreateShuffleVector(G, Widen), Merge);
+  }
+  return Result;
+}
+
 /// Whether lanes a stride S apart access consecutive elements of Ty (once
 /// S's wrap checks hold).
 static bool consecutive(std::optional<LaneStride> S, Type *Ty,
@@ -446,7 +535,10 @@ Error Vectorizer::widenLoad(LoadInst &L, IRBuilder<> &B) {
         ++Stats.LoopGathers;
         break;
       }
-    Vec[&L] = B.CreateMaskedGather(VT, Ptrs, L.getAlign(), Mask);
+    if (Value *G = gatherBy32BitIndices(L, VT, Mask, B))
+      Vec[&L] = G;
+    else
+      Vec[&L] = B.CreateMaskedGather(VT, Ptrs, L.getAlign(), Mask);
     return Error::success();
   }
   Value *First = scalarAt(L.getPointerOperand(), 0, B);

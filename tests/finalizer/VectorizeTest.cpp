@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "KernelRunner.h"
 
+#include "finalizer/Codegen.h"
 #include "finalizer/WorkItemVectorizer.h"
 #include "tests/support/ScopedEnv.h"
 
@@ -519,6 +520,80 @@ TEST(VectorizeTest, RowsWhoseIndicesWrapGatherAndTheOthersDoNot) {
 
 // A call in a divergent branch runs for the lanes that take it only, and
 // division in lanes a branch turned off does not trap.
+// A gather at a zero-extended 32-bit index (HSAIL's cvt_u64_u32, shl,
+// add) runs as AVX-512 gathers with 32-bit indices, which the hardware
+// sign-extends: indices of 2^31 and above must still reach table +
+// 4 * index, 8 to 16 GiB on (the table is a reservation of which only the
+// pages read are mapped).
+const char *Lookup = R"(
+module &m:1:0:$full:$large:$default;
+kernel &lookup(kernarg_u64 %table, kernarg_u64 %idx, kernarg_u64 %out)
+{
+	workitemabsid_u32	$s0, 0;
+	cvt_u64_u32	$d0, $s0;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%idx];
+	add_u64	$d1, $d1, $d0;
+	ld_global_u32	$s1, [$d1];			// j = idx[x]
+	cvt_u64_u32	$d2, $s1;
+	shl_u64	$d2, $d2, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d3, [%table];
+	add_u64	$d3, $d3, $d2;
+	ld_global_u32	$s2, [$d3];			// gather: table[j]
+	ld_kernarg_align(8)_width(all)_u64	$d4, [%out];
+	add_u64	$d4, $d4, $d0;
+	st_global_u32	$s2, [$d4];
+	ret;
+};
+)";
+
+TEST(VectorizeTest, GathersReachEveryUnsigned32BitIndex) {
+  auto Ps = bothWays(Lookup, "&lookup");
+  ASSERT_EQ(Ps.size(), 2u);
+  const size_t Page = size_t(sysconf(_SC_PAGESIZE));
+  const size_t Span = (size_t(4) << 30) * 4; // 2^32 elements of 4 bytes.
+  char *Base = static_cast<char *>(
+      mmap(nullptr, Span, PROT_NONE,
+           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0));
+  ASSERT_NE(Base, MAP_FAILED);
+  auto *Table = reinterpret_cast<uint32_t *>(Base);
+  const uint32_t PerPage = uint32_t(Page / 4);
+  // Pages at index 0, 2^31 - PerPage (below the sign bit), 2^31 (at it)
+  // and 2^32 - PerPage (the top).
+  const uint32_t Starts[] = {0u, 0x80000000u - PerPage, 0x80000000u,
+                             uint32_t(0) - PerPage};
+  for (uint32_t S : Starts) {
+    ASSERT_EQ(mprotect(Table + S, Page, PROT_READ | PROT_WRITE), 0);
+    for (uint32_t J = 0; J < PerPage; ++J)
+      Table[S + J] = (S + J) * 2654435761u;
+  }
+  constexpr uint32_t N = 200;
+  std::vector<uint32_t> Idx(N);
+  for (uint32_t X = 0; X < N; ++X)
+    Idx[X] = Starts[(X * 7) % 4] + (X * 13) % PerPage;
+  for (const auto &P : Ps) {
+    std::vector<uint32_t> Out(N, 0);
+    struct {
+      uint32_t *Table, *Idx, *Out;
+    } Args{Table, Idx.data(), Out.data()};
+    Grid G;
+    G.Size[0] = N;
+    G.WorkGroup[0] = 64;
+    runKernel(P, "&lookup", G, &Args);
+    for (uint32_t X = 0; X < N; ++X)
+      ASSERT_EQ(Out[X], Idx[X] * 2654435761u) << X << ": index " << Idx[X];
+  }
+  munmap(Base, Span);
+  // On AVX-512, those gathers take 32-bit indices.
+  if (runsOnGpu() || openhsa::finalizer::hostTarget().Features.find(
+                         "+avx512f") == std::string::npos)
+    return;
+  const std::string Optimized =
+      optimizedIr(Lookup, openhsa::finalizer::hostVectorWidth());
+  EXPECT_NE(Optimized.find("@llvm.x86.avx512.mask.gather.dpi.512"),
+            std::string::npos);
+}
+
 const char *Calls = R"(
 module &m:1:0:$full:$large:$default;
 function &scale(arg_u32 %r)(arg_u32 %x, arg_u32 %d)
