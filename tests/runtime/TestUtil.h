@@ -171,10 +171,14 @@ inline uint64_t submitPacket(hsa_queue_t *Queue, const void *Packet,
   const uint64_t Index = hsa_queue_add_write_index_scacq_screl(Queue, 1);
   while (Index - hsa_queue_load_read_index_scacquire(Queue) >= Queue->size)
     std::this_thread::yield();
+  // Read before the packet is published: from then on the packet processor
+  // may run it, and a callback may destroy the queue
+  // (DispatchFault.CallbackMayDestroyTheQueue; the doorbell, a signal, may
+  // still be stored to: destroyed signals' memory is never given back).
+  const hsa_signal_t Doorbell = Queue->doorbell_signal;
   writePacket(Queue, Index, Packet, Header);
   if (Ring)
-    hsa_signal_store_screlease(Queue->doorbell_signal,
-                               hsa_signal_value_t(Index));
+    hsa_signal_store_screlease(Doorbell, hsa_signal_value_t(Index));
   return Index;
 }
 
