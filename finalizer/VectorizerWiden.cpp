@@ -467,8 +467,7 @@ Value *Vectorizer::gatherBy32BitIndices(LoadInst &L, Type *VT, Value *Mask,
   Value *X = nullptr;
   uint64_t Shift = 0;
   const APInt *K = nullptr;
-  if (match(Offset, m_Shl(m_ZExt(m_Value(X)), m_APInt(K))) ||
-      match(Offset, m_Shl(m_NNegZExt(m_Value(X)), m_APInt(K)))) {
+  if (match(Offset, m_Shl(m_ZExt(m_Value(X)), m_APInt(K)))) {
     Shift = K->getZExtValue();
   } else if (!match(Offset, m_ZExt(m_Value(X)))) {
     return nullptr;
