@@ -116,9 +116,8 @@ bool vectorizationEnabled();
 /// core's out-of-order window never reaches the next group's loads, as it
 /// does in a hand-written loop: each group waited for its input from
 /// memory (over half the tree reduction's time on the GPU machine's Xeon,
-/// one core: 14.1 -> 9.8 ms; the tiled matrix product 66 -> 57 ms, its A
-/// tile being the next k-step's; two groups ahead lost that for the
-/// latter).
+/// one core: 14.1 -> 9.8 ms; the tiled matrix product's A tile is then the
+/// next k-step's, and two groups ahead cost it).
 unsigned prefetchGroupsAhead();
 
 /// Adds to S's module a function `void (ptr kernarg, ptr wi, <W x i1>
