@@ -3,6 +3,7 @@
 #include "finalizer/IntegerAddresses.h"
 #include "finalizer/UniformConditions.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Verifier.h"
@@ -39,6 +40,12 @@ const HostTarget &hostTarget() {
     return H;
   }();
   return Host;
+}
+
+bool hostHasFeature(llvm::StringRef Name) {
+  llvm::SmallVector<llvm::StringRef, 64> Features;
+  llvm::StringRef(hostTarget().Features).split(Features, ',');
+  return llvm::is_contained(Features, ("+" + Name).str());
 }
 
 namespace {

@@ -17,6 +17,8 @@ struct HostTarget {
   std::string Features;
 };
 const HostTarget &hostTarget();
+/// Whether the host CPU has feature Name (LLVM's spelling: "avx512f").
+bool hostHasFeature(llvm::StringRef Name);
 /// The data layout of code for the host (computed once).
 const llvm::DataLayout &hostDataLayout();
 

@@ -540,7 +540,7 @@ bool runsStraightThrough(const llvm::Function &F) {
 /// Explicit vectors of 512 bits in F use the zmm registers even where LLVM
 /// would otherwise prefer 256-bit vectors on this CPU.
 void preferWideVectors(llvm::Function *F) {
-  if (hostTarget().Features.find("+avx512f") != std::string::npos) {
+  if (hostHasFeature("avx512f")) {
     F->addFnAttr("prefer-vector-width", "512");
     F->addFnAttr("min-legal-vector-width", "512");
   }

@@ -437,7 +437,7 @@ Value *Vectorizer::gatherBy32BitIndices(LoadInst &L, Type *VT, Value *Mask,
   Type *ElemTy = L.getType();
   const bool Float = ElemTy->isFloatTy();
   if (!(Float || ElemTy->isIntegerTy(32)) || W % 16 != 0 ||
-      hostTarget().Features.find("+avx512f") == std::string::npos)
+      !hostHasFeature("avx512f"))
     return nullptr;
   // The address: inttoptr(Base + Offset), or a byte GEP of a uniform
   // pointer by Offset.
