@@ -45,7 +45,9 @@ struct CpuDispatchContext {
   /// 1 only where every group of the run is whole along X (the function
   /// takes the first one's size for all) and the slice is whole. A
   /// stencil's groups of 16x16 then read its rows many groups at a time,
-  /// as a row-major loop does, rather than 16 elements of each of 18 rows.
+  /// as a row-major loop does, rather than 16 elements of each of 18 rows;
+  /// a kernel that reads only absolute X ids runs the run's row as one row
+  /// (finalizer/README.md).
   uint32_t RunGroups;
 
   /// The whole work-group, whatever its size, alone.

@@ -490,6 +490,93 @@ bool usesRowIds(const llvm::Function &F) {
       });
 }
 
+/// Whether V is Q's call for dimension 0 (X), or its zero extension (the
+/// u64 forms of the id instructions).
+bool isXQuery(const llvm::Value *V, const char *Q) {
+  if (auto *Z = llvm::dyn_cast<llvm::ZExtInst>(V))
+    V = Z->getOperand(0);
+  auto *CI = llvm::dyn_cast<llvm::CallInst>(V);
+  if (!CI || !CI->getCalledFunction() ||
+      CI->getCalledFunction()->getName() != Q || CI->arg_size() < 2)
+    return false;
+  auto *D = llvm::dyn_cast<llvm::ConstantInt>(CI->getArgOperand(1));
+  return D && D->isZero();
+}
+
+/// The users of query call CI, looking through one zero extension.
+llvm::SmallVector<const llvm::User *, 4> usersOf(const llvm::CallBase &CI) {
+  llvm::SmallVector<const llvm::User *, 4> Users;
+  for (const llvm::User *U : CI.users()) {
+    if (llvm::isa<llvm::ZExtInst>(U))
+      Users.append(U->user_begin(), U->user_end());
+    else
+      Users.push_back(U);
+  }
+  return Users;
+}
+
+/// Whether U is `group id * group size + local id` along X (HSAIL's
+/// absolute id, as LowerWorkItem.cpp builds it).
+bool isAbsoluteX(const llvm::User *U) {
+  auto *Add = llvm::dyn_cast<llvm::BinaryOperator>(U);
+  if (!Add || Add->getOpcode() != llvm::Instruction::Add)
+    return false;
+  for (unsigned Side = 0; Side < 2; ++Side) {
+    auto *Mul = llvm::dyn_cast<llvm::BinaryOperator>(Add->getOperand(Side));
+    if (!Mul || Mul->getOpcode() != llvm::Instruction::Mul ||
+        !isXQuery(Add->getOperand(1 - Side), query::WorkItemId))
+      continue;
+    for (unsigned M = 0; M < 2; ++M)
+      if (isXQuery(Mul->getOperand(M), query::WorkGroupId) &&
+          isXQuery(Mul->getOperand(1 - M), query::WorkGroupSize))
+        return true;
+  }
+  return false;
+}
+
+/// Whether F, and what it calls, read their work-items' X ids only as
+/// absolute ids (workitemabsid, workitemflatabsid), and neither the current
+/// group size along X nor private memory (whose blocks follow the local
+/// ids). Then a run of whole groups along X (abi/CpuDispatchContext.h
+/// RunGroups) is, for F, one row of work-items as long as the run: the
+/// first group's id with local X ids past its size gives every absolute id.
+bool readsOnlyAbsoluteX(const llvm::Function &F) {
+  return !anyCallIn(
+      F, [](const llvm::CallBase &CI, const llvm::Function *Callee) {
+        if (!Callee)
+          return true;
+        const llvm::StringRef Name = Callee->getName();
+        if (Name == query::PrivateBase)
+          return true;
+        const bool Local = Name == query::WorkItemId,
+                   Group = Name == query::WorkGroupId,
+                   Current = Name == query::CurrentWorkGroupSize;
+        if (!Local && !Group && !Current)
+          return false;
+        auto *D = llvm::dyn_cast<llvm::ConstantInt>(CI.getArgOperand(1));
+        if (!D)
+          return true;
+        if (!D->isZero())
+          return false;
+        if (Current)
+          return true;
+        for (const llvm::User *U : usersOf(CI)) {
+          if (Local && !isAbsoluteX(U))
+            return true;
+          if (Group) { // The multiply, whose every use is an absolute id.
+            if (!llvm::isa<llvm::BinaryOperator>(U) ||
+                llvm::cast<llvm::BinaryOperator>(U)->getOpcode() !=
+                    llvm::Instruction::Mul)
+              return true;
+            for (const llvm::User *V : U->users())
+              if (!isAbsoluteX(V))
+                return true;
+          }
+        }
+        return false;
+      });
+}
+
 /// Whether F, or a function it calls, may reach the group segment (every
 /// group address starts from its base; an indirect call may do anything).
 bool mayUseGroupMemory(const llvm::Function &F) {
@@ -689,6 +776,7 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
         B.CreateConstGEP1_64(B.getInt8Ty(), Context,
                              offsetof(abi::CpuDispatchContext, RunGroups)),
         "run.groups");
+  const bool RunsAsOneRow = RunGroups && readsOnlyAbsoluteX(*K.Body);
   auto RowsOfRun = [&](auto Row) {
     if (!RunGroups)
       return Row();
@@ -715,12 +803,20 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
       B.CreateStore(Z, LocalPtr(2));
       emitLoop(B, Begin[1], End[1], "y", [&](llvm::Value *Y) {
         B.CreateStore(Y, LocalPtr(1));
-        RowsOfRun([&] {
-          emitWaveLoop(B, LocalPtr(0), Begin[0], End[0], W,
+        auto Waves = [&](llvm::Value *To) {
+          emitWaveLoop(B, LocalPtr(0), Begin[0], To, W,
                        [&](llvm::Value *, llvm::Value *Mask) {
                          B.CreateCall(VecBody, {Kernarg, Wi, Mask});
                        });
-        });
+        };
+        // A kernel that reads its X ids only as absolute ids runs the
+        // run's row as one row: one loop over its waves, whose checks
+        // UniformConditions makes once per row, rather than a loop for
+        // each group (the stencil's groups of 16x16: a wave each).
+        if (RunsAsOneRow)
+          Waves(B.CreateMul(End[0], RunGroups, "run.end"));
+        else
+          RowsOfRun([&] { Waves(End[0]); });
       });
     });
     B.CreateRetVoid();

@@ -24,6 +24,7 @@
 #include <cstring>
 #include <numeric>
 #include <sys/mman.h>
+#include <tuple>
 #include <unistd.h>
 
 using namespace openhsa::test;
@@ -1483,6 +1484,89 @@ kernel &ids(kernarg_u64 %count, kernarg_u64 %local, kernarg_u64 %group)
           ASSERT_EQ(Local[I], WantLocal) << X << "," << Y << "," << Z;
           ASSERT_EQ(Group[I], WantGroup) << X << "," << Y << "," << Z;
         }
+  }
+}
+
+// A kernel that reads its X ids only as absolute ids (a 5-point
+// stencil's) runs a run of groups as one row, one loop over its waves (no
+// loop over the run's groups left in its work-group function); one that
+// reads a local X id keeps a loop per group. Both give every work-item its
+// ids, in whole and partial groups, in runs and alone (runKernel).
+TEST(VectorizeTest, RunsOfGroupsOfAbsoluteIdsRunAsOneRow) {
+  const char *Absolute = R"(
+module &m:1:0:$full:$large:$default;
+kernel &absolute(kernarg_u64 %out, kernarg_u32 %width)
+{
+	workitemabsid_u32	$s0, 0;
+	workitemabsid_u64	$d5, 1;
+	cvt_u32_u64	$s1, $d5;
+	ld_kernarg_align(4)_width(all)_u32	$s2, [%width];
+	mad_u32	$s3, $s1, $s2, $s0;
+	cvt_u64_u32	$d0, $s3;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%out];
+	add_u64	$d1, $d1, $d0;
+	mad_u32	$s4, $s1, 1000, $s0;
+	st_global_u32	$s4, [$d1];
+	ret;
+};
+)";
+  const char *Local = R"(
+module &m:1:0:$full:$large:$default;
+kernel &local(kernarg_u64 %out, kernarg_u32 %width)
+{
+	workitemabsid_u32	$s0, 0;
+	workitemabsid_u32	$s1, 1;
+	ld_kernarg_align(4)_width(all)_u32	$s2, [%width];
+	mad_u32	$s3, $s1, $s2, $s0;
+	cvt_u64_u32	$d0, $s3;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%out];
+	add_u64	$d1, $d1, $d0;
+	workitemid_u32	$s5, 0;
+	mad_u32	$s4, $s1, 1000, $s5;
+	st_global_u32	$s4, [$d1];
+	ret;
+};
+)";
+  if (!runsOnGpu()) {
+    const unsigned W = openhsa::finalizer::hostVectorWidth();
+    EXPECT_EQ(optimizedIr(Absolute, W).find("run.body"), std::string::npos)
+        << "a kernel of absolute ids loops over the groups of a run";
+    EXPECT_NE(optimizedIr(Local, W).find("run.body"), std::string::npos)
+        << "a kernel that reads local ids runs a run as one row";
+  }
+  struct Shape {
+    uint32_t Size[2], WorkGroup[2];
+  };
+  for (auto [Source, Name, Absolutes] :
+       {std::tuple{Absolute, "&absolute", true},
+        std::tuple{Local, "&local", false}}) {
+    auto Ps = bothWays(Source, Name);
+    ASSERT_EQ(Ps.size(), 2u);
+    for (const Shape &S : {Shape{{256, 3}, {16, 2}}, Shape{{100, 5}, {16, 4}},
+                           Shape{{70, 2}, {24, 1}}, Shape{{37, 3}, {5, 2}}})
+      for (const auto &P : Ps) {
+        SCOPED_TRACE(std::string(Name) + " " + std::to_string(S.Size[0]) + "x" +
+                     std::to_string(S.Size[1]));
+        Grid G;
+        G.Dims = 2;
+        for (unsigned D = 0; D < 2; ++D) {
+          G.Size[D] = S.Size[D];
+          G.WorkGroup[D] = S.WorkGroup[D];
+        }
+        std::vector<uint32_t> Out(S.Size[0] * S.Size[1], ~0u);
+        struct {
+          uint32_t *Out;
+          uint32_t Width;
+        } Args{Out.data(), S.Size[0]};
+        runKernel(P, Name, G, &Args);
+        for (uint32_t Y = 0; Y < S.Size[1]; ++Y)
+          for (uint32_t X = 0; X < S.Size[0]; ++X)
+            ASSERT_EQ(Out[Y * S.Size[0] + X],
+                      Y * 1000 + (Absolutes ? X : X % S.WorkGroup[0]))
+                << X << "," << Y;
+      }
   }
 }
 
