@@ -15,6 +15,9 @@
 #include "llvm/Transforms/Utils/LoopUtils.h"
 #include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
 
+#include <optional>
+#include <utility>
+
 namespace openhsa::finalizer {
 namespace {
 
@@ -86,9 +89,23 @@ findBranch(llvm::Loop &L, llvm::ScalarEvolution &SE, bool Strided) {
     }
     if (!U.Rec->isAffine())
       continue;
-    auto *Step =
-        llvm::dyn_cast<llvm::SCEVConstant>(U.Rec->getStepRecurrence(SE));
-    if (!Step || Step->getAPInt().isZero() ||
+    const llvm::SCEV *StepS = U.Rec->getStepRecurrence(SE);
+    auto *Step = llvm::dyn_cast<llvm::SCEVConstant>(StepS);
+    if (!Step) {
+      // A step known only at run time, the same on every iteration (a row
+      // of a matrix further each k: the kernarg n): the strided form only,
+      // for an unsigned comparison (the wrap checks), where the step
+      // counts as unsigned and the value only grows until it wraps.
+      if (!Strided || !SE.isLoopInvariant(StepS, &L) || Cmp->isSigned())
+        continue;
+      U.Strided = true;
+      U.Increasing = true;
+      const llvm::CmpInst::Predicate P =
+          U.RecIsLHS ? Cmp->getPredicate() : Cmp->getSwappedPredicate();
+      U.Assumed = llvm::ICmpInst::isLT(P) || llvm::ICmpInst::isLE(P);
+      return U;
+    }
+    if (Step->getAPInt().isZero() ||
         Strided == (Step->getAPInt().isOne() || Step->getAPInt().isAllOnes()))
       continue;
     U.Strided = Strided;
@@ -314,18 +331,18 @@ bool version(llvm::Loop &L, const UniformBranch &U, llvm::ScalarEvolution &SE,
     return false;
   // A wave's value is checked in 64 bits, where Start + BTC * Step cannot
   // wrap: lanes of at most 32 bits, steps below 2^16.
+  // A step known only at run time is checked there: at most 2^31.
+  const llvm::SCEV *StepS = U.Rec->getStepRecurrence(SE);
+  auto *ConstStep = llvm::dyn_cast<llvm::SCEVConstant>(StepS);
   if (Wide && (Width > 32 ||
-               llvm::cast<llvm::SCEVConstant>(U.Rec->getStepRecurrence(SE))
-                       ->getAPInt()
-                       .abs()
-                       .getActiveBits() > 16))
+               (ConstStep && ConstStep->getAPInt().abs().getActiveBits() > 16)))
     return false;
   const llvm::SCEV *End =
       U.Rec->evaluateAtIteration(SE.getTruncateOrZeroExtend(Btc, Ty), SE);
 
   llvm::Instruction *At = CheckBB->getTerminator();
   llvm::SCEVExpander Expander(SE, CheckBB->getDataLayout(), "uniform");
-  for (const llvm::SCEV *S : {U.Rec->getStart(), End, U.Bound, Btc})
+  for (const llvm::SCEV *S : {U.Rec->getStart(), End, U.Bound, Btc, StepS})
     if (!Expander.isSafeToExpandAt(S, At))
       return false;
 
@@ -365,15 +382,14 @@ bool version(llvm::Loop &L, const UniformBranch &U, llvm::ScalarEvolution &SE,
     auto Extend = [&](llvm::Value *V) {
       return Signed ? B.CreateSExt(V, Wide) : B.CreateZExt(V, Wide);
     };
-    const int64_t Step =
-        llvm::cast<llvm::SCEVConstant>(U.Rec->getStepRecurrence(SE))
-            ->getAPInt()
-            .getSExtValue();
+    llvm::Value *Step =
+        ConstStep ? static_cast<llvm::Value *>(
+                        B.getInt64(ConstStep->getAPInt().getSExtValue()))
+                  : B.CreateZExt(Expander.expandCodeFor(StepS, Ty, At), Wide);
     llvm::Value *First = Extend(StartV);
     llvm::Value *Trips =
         Expander.expandCodeFor(SE.getTruncateOrZeroExtend(Btc, Wide), Wide, At);
-    llvm::Value *Last =
-        B.CreateAdd(First, B.CreateMul(Trips, B.getInt64(Step)));
+    llvm::Value *Last = B.CreateAdd(First, B.CreateMul(Trips, Step));
     llvm::Value *Lo =
         B.CreateAdd(U.Increasing ? First : Last, B.getInt64(U.LaneMin));
     llvm::Value *Hi =
@@ -396,8 +412,12 @@ bool version(llvm::Loop &L, const UniformBranch &U, llvm::ScalarEvolution &SE,
                                   : B.CreateICmp(SignedPred, Bound64, X);
       return U.Assumed ? C : B.CreateNot(C);
     };
-    // At most 2^32 - 1 trips, steps below 2^16: Last did not wrap.
+    // At most 2^32 - 1 trips, steps below 2^16 (or, known at run time, at
+    // most 2^31): Last did not wrap.
     Fits = B.CreateAnd(Fits, B.CreateICmpULE(Trips, B.getInt64(UINT32_MAX)));
+    if (!ConstStep)
+      Fits = B.CreateAnd(Fits,
+                         B.CreateICmpULE(Step, B.getInt64(uint64_t(1) << 31)));
     Uniform =
         B.CreateAnd(Fits, B.CreateAnd(Condition(Lo), Condition(Hi)), "uniform");
   }
@@ -489,6 +509,12 @@ UniformConditionsPass::run(llvm::Function &F,
     // already folds the wrap checks.
     if (!U)
       U = findBranch(*L, SE, /*Strided=*/true);
+    // A wrap check whose step is known only at run time comes last: the
+    // bounds check of an outer loop (below) saves more.
+    std::optional<UniformBranch> RunTimeStep;
+    if (U && U->Strided &&
+        !llvm::isa<llvm::SCEVConstant>(U->Rec->getStepRecurrence(SE)))
+      std::swap(U, RunTimeStep);
     if (U) {
       Changed |= version(*L, *U, SE, LI, DT);
       Values.reset(); // Erases the scalars the check did not use.
@@ -499,16 +525,20 @@ UniformConditionsPass::run(llvm::Function &F,
     // rows inside the loop over the X ids: a check of the X ids is
     // invariant in the inner loop, and the outer one is versioned on it.
     // (LLVM's unswitching may have split the inner loop by then.)
+    bool OuterVersioned = false;
     llvm::Loop *Outer = L->getParentLoop();
-    if (!Outer || !Outers.insert(Outer).second ||
-        instructionCount(*Outer) > MaxLoopInstructions)
-      continue;
-    Changed |= llvm::simplifyLoop(Outer, &DT, &LI, &SE, &AC, nullptr, false);
-    Changed |= llvm::formLCSSARecursively(*Outer, DT, &LI, &SE);
-    U = findVectorCondition(*Outer, SE, Values);
-    if (U)
-      Changed |= version(*Outer, *U, SE, LI, DT);
-    Values.reset();
+    if (Outer && Outers.insert(Outer).second &&
+        instructionCount(*Outer) <= MaxLoopInstructions) {
+      Changed |= llvm::simplifyLoop(Outer, &DT, &LI, &SE, &AC, nullptr, false);
+      Changed |= llvm::formLCSSARecursively(*Outer, DT, &LI, &SE);
+      U = findVectorCondition(*Outer, SE, Values);
+      if (U)
+        OuterVersioned = version(*Outer, *U, SE, LI, DT);
+      Changed |= OuterVersioned;
+      Values.reset();
+    }
+    if (RunTimeStep && !OuterVersioned)
+      Changed |= version(*L, *RunTimeStep, SE, LI, DT);
   }
   return Changed ? llvm::PreservedAnalyses::none()
                  : llvm::PreservedAnalyses::all();

@@ -519,6 +519,98 @@ TEST(VectorizeTest, RowsWhoseIndicesWrapGatherAndTheOthersDoNot) {
   munmap(Base, Span);
 }
 
+// A loop whose consecutive load steps by a row pitch known only at run
+// time (the naive matrix product's B column: k * n + col): the wave loop's
+// copy without the per-iteration check that no lane wrapped its 32-bit
+// index runs where a check before the loop shows no iteration wraps
+// (finalizer/UniformConditions.h, the strided form with a run-time step);
+// rows where some iteration's index wraps take the checked loop and gather
+// there, each lane at its own zero-extended index.
+const char *PitchedColumn = R"(
+module &m:1:0:$full:$large:$default;
+kernel &column(kernarg_u64 %in, kernarg_u64 %out, kernarg_u32 %pitch,
+               kernarg_u32 %rows, kernarg_u32 %k)
+{
+	workitemabsid_u32	$s0, 0;
+	ld_kernarg_align(4)_width(all)_u32	$s1, [%pitch];
+	ld_kernarg_align(4)_width(all)_u32	$s2, [%rows];
+	ld_kernarg_align(4)_width(all)_u32	$s3, [%k];
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%in];
+	add_u32	$s4, $s0, $s3;			// x + k
+	mov_b32	$s5, 0;				// sum
+	mov_b32	$s6, 0;				// r
+@loop:
+	mad_u32	$s7, $s6, $s1, $s4;		// r * pitch + x + k
+	cvt_u64_u32	$d0, $s7;
+	shl_u64	$d0, $d0, 2;
+	add_u64	$d0, $d1, $d0;
+	ld_global_u32	$s8, [$d0];
+	add_u32	$s5, $s5, $s8;
+	add_u32	$s6, $s6, 1;
+	cmp_lt_b1_u32	$c0, $s6, $s2;
+	cbr_b1	$c0, @loop;
+	cvt_u64_u32	$d2, $s0;
+	shl_u64	$d2, $d2, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d3, [%out];
+	add_u64	$d3, $d3, $d2;
+	st_global_u32	$s5, [$d3];
+	ret;
+};
+)";
+
+TEST(VectorizeTest, LoopsSteppingByARunTimePitchRunWithoutWrapChecks) {
+  if (!runsOnGpu()) {
+    const std::string Ir =
+        optimizedIr(PitchedColumn, openhsa::finalizer::hostVectorWidth());
+    EXPECT_NE(Ir.find(".uniform"), std::string::npos)
+        << "the loop stepping by the pitch was not versioned on its wrap check";
+  }
+  auto Ps = bothWays(PitchedColumn, "&column");
+  ASSERT_EQ(Ps.size(), 2u);
+  // in[0, Low) and in[2^32 - Low, 2^32) mapped, the rest faults (as in
+  // RowsWhoseIndicesWrapGatherAndTheOthersDoNot).
+  const size_t Page = size_t(sysconf(_SC_PAGESIZE));
+  const size_t Span = (size_t(4) << 30) * 4 + 2 * Page;
+  void *Base = mmap(nullptr, Span, PROT_NONE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  ASSERT_NE(Base, MAP_FAILED);
+  auto *In = reinterpret_cast<uint32_t *>(static_cast<char *>(Base));
+  char *High = static_cast<char *>(Base) + (size_t(4) << 30) * 4 - Page;
+  ASSERT_EQ(mprotect(Base, Page, PROT_READ | PROT_WRITE), 0);
+  ASSERT_EQ(mprotect(High, Page, PROT_READ | PROT_WRITE), 0);
+  const uint32_t Low = uint32_t(Page / 4);
+  for (uint32_t J = 0; J < Low; ++J)
+    In[J] = 1000 + J;
+  auto *Top = reinterpret_cast<uint32_t *>(High);
+  for (uint32_t J = 0; J < Low; ++J)
+    Top[J] = 0x80000000u + J;
+  auto At = [&](uint32_t Index) {
+    return Index < Low ? 1000 + Index : 0x80000000u + (Index - (0u - Low));
+  };
+  constexpr uint32_t N = 200, Rows = 4, Pitch = 64; // Rows of groups of 64.
+  // Indices wrap in the first rows' first iterations, in none.
+  for (uint32_t Before : {100u, 0u})
+    for (const auto &P : Ps) {
+      const uint32_t K = Before ? uint32_t(0) - Before : 0u;
+      std::vector<uint32_t> Out(N, 0);
+      struct {
+        uint32_t *In, *Out;
+        uint32_t Pitch, Rows, K;
+      } Args{In, Out.data(), Pitch, Rows, K};
+      Grid G;
+      G.Size[0] = N;
+      G.WorkGroup[0] = 64;
+      runKernel(P, "&column", G, &Args);
+      for (uint32_t X = 0; X < N; ++X) {
+        uint32_t Want = 0;
+        for (uint32_t R = 0; R < Rows; ++R)
+          Want += At(R * Pitch + X + K);
+        ASSERT_EQ(Out[X], Want) << "x " << X << ", k " << K;
+      }
+    }
+  munmap(Base, Span);
+}
+
 // A call in a divergent branch runs for the lanes that take it only, and
 // division in lanes a branch turned off does not trap.
 // A gather at a zero-extended 32-bit index (HSAIL's cvt_u64_u32, shl,
