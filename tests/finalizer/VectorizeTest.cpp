@@ -448,6 +448,47 @@ TEST(VectorizeTest, GathersScattersAndUniformLoads) {
   }
 }
 
+/// A table in[] of 32-bit elements indexed by any u32, of which only
+/// in[0, Low) and in[2^32 - Low, 2^32) are mapped (a page each, 16 GiB
+/// apart), the rest faulting: for accesses whose 32-bit index wraps.
+/// in[i] is 1000 + i in the low page, 0x80000000 + (i - (2^32 - Low)) in
+/// the high one (at()).
+class WrappingTable {
+public:
+  WrappingTable() {
+    Base = mmap(nullptr, Span, PROT_NONE,
+                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (Base == MAP_FAILED)
+      return;
+    char *High = static_cast<char *>(Base) + (size_t(4) << 30) * 4 - Page;
+    if (mprotect(Base, Page, PROT_READ | PROT_WRITE) ||
+        mprotect(High, Page, PROT_READ | PROT_WRITE))
+      return;
+    auto *Top = reinterpret_cast<uint32_t *>(High);
+    for (uint32_t J = 0; J < Low; ++J) {
+      in()[J] = 1000 + J;
+      Top[J] = 0x80000000u + J;
+    }
+    Ready = true;
+  }
+  ~WrappingTable() {
+    if (Base != MAP_FAILED)
+      munmap(Base, Span);
+  }
+  bool ready() const { return Ready; }
+  uint32_t *in() const { return static_cast<uint32_t *>(Base); }
+  uint32_t at(uint32_t Index) const {
+    return Index < Low ? 1000 + Index : 0x80000000u + (Index - (0u - Low));
+  }
+
+private:
+  const size_t Page = size_t(sysconf(_SC_PAGESIZE));
+  const size_t Span = (size_t(4) << 30) * 4 + 2 * Page;
+  const uint32_t Low = uint32_t(Page / 4);
+  void *Base = MAP_FAILED;
+  bool Ready = false;
+};
+
 // A consecutive load with no bounds check before it, whose 32-bit index
 // x + k wraps for the first work-items of one row: that row must gather
 // (each lane at its own zero-extended index, 16 GiB apart across the
@@ -477,23 +518,8 @@ kernel &wrapping(kernarg_u64 %in, kernarg_u64 %out, kernarg_u32 %k)
 TEST(VectorizeTest, RowsWhoseIndicesWrapGatherAndTheOthersDoNot) {
   auto Ps = bothWays(Wrapping, "&wrapping");
   ASSERT_EQ(Ps.size(), 2u);
-  // Address space for in[0, 2^32 + 4): only the first page and the one
-  // below in + 16 GiB are mapped, the rest faults.
-  const size_t Page = size_t(sysconf(_SC_PAGESIZE));
-  const size_t Span = (size_t(4) << 30) * 4 + 2 * Page;
-  void *Base = mmap(nullptr, Span, PROT_NONE,
-                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  ASSERT_NE(Base, MAP_FAILED);
-  auto *In = reinterpret_cast<uint32_t *>(static_cast<char *>(Base));
-  char *High = static_cast<char *>(Base) + (size_t(4) << 30) * 4 - Page;
-  ASSERT_EQ(mprotect(Base, Page, PROT_READ | PROT_WRITE), 0);
-  ASSERT_EQ(mprotect(High, Page, PROT_READ | PROT_WRITE), 0);
-  const uint32_t Low = uint32_t(Page / 4); // in[0, Low) mapped.
-  for (uint32_t J = 0; J < Low; ++J)
-    In[J] = 1000 + J;
-  auto *Top = reinterpret_cast<uint32_t *>(High); // in[2^32 - Low, 2^32)
-  for (uint32_t J = 0; J < Low; ++J)
-    Top[J] = 0x80000000u + J;
+  WrappingTable Table;
+  ASSERT_TRUE(Table.ready());
   constexpr uint32_t N = 600; // Rows of 256: two whole, one partial.
   // Wrap in the first row (mid-wave: 40 is two and a half waves of 16),
   // in the second row, and not at all.
@@ -504,19 +530,14 @@ TEST(VectorizeTest, RowsWhoseIndicesWrapGatherAndTheOthersDoNot) {
       struct {
         uint32_t *In, *Out;
         uint32_t K;
-      } Args{In, Out.data(), K};
+      } Args{Table.in(), Out.data(), K};
       Grid G;
       G.Size[0] = N;
       G.WorkGroup[0] = 256;
       runKernel(P, "&wrapping", G, &Args);
-      for (uint32_t X = 0; X < N; ++X) {
-        const uint32_t Index = X + K;
-        const uint32_t Want =
-            Index < Low ? 1000 + Index : 0x80000000u + (Index - (0u - Low));
-        ASSERT_EQ(Out[X], Want) << "x " << X << ", k " << K;
-      }
+      for (uint32_t X = 0; X < N; ++X)
+        ASSERT_EQ(Out[X], Table.at(X + K)) << "x " << X << ", k " << K;
     }
-  munmap(Base, Span);
 }
 
 // A loop whose consecutive load steps by a row pitch known only at run
@@ -567,26 +588,8 @@ TEST(VectorizeTest, LoopsSteppingByARunTimePitchRunWithoutWrapChecks) {
   }
   auto Ps = bothWays(PitchedColumn, "&column");
   ASSERT_EQ(Ps.size(), 2u);
-  // in[0, Low) and in[2^32 - Low, 2^32) mapped, the rest faults (as in
-  // RowsWhoseIndicesWrapGatherAndTheOthersDoNot).
-  const size_t Page = size_t(sysconf(_SC_PAGESIZE));
-  const size_t Span = (size_t(4) << 30) * 4 + 2 * Page;
-  void *Base = mmap(nullptr, Span, PROT_NONE,
-                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  ASSERT_NE(Base, MAP_FAILED);
-  auto *In = reinterpret_cast<uint32_t *>(static_cast<char *>(Base));
-  char *High = static_cast<char *>(Base) + (size_t(4) << 30) * 4 - Page;
-  ASSERT_EQ(mprotect(Base, Page, PROT_READ | PROT_WRITE), 0);
-  ASSERT_EQ(mprotect(High, Page, PROT_READ | PROT_WRITE), 0);
-  const uint32_t Low = uint32_t(Page / 4);
-  for (uint32_t J = 0; J < Low; ++J)
-    In[J] = 1000 + J;
-  auto *Top = reinterpret_cast<uint32_t *>(High);
-  for (uint32_t J = 0; J < Low; ++J)
-    Top[J] = 0x80000000u + J;
-  auto At = [&](uint32_t Index) {
-    return Index < Low ? 1000 + Index : 0x80000000u + (Index - (0u - Low));
-  };
+  WrappingTable Table;
+  ASSERT_TRUE(Table.ready());
   constexpr uint32_t N = 200, Rows = 4, Pitch = 64; // Rows of groups of 64.
   // Indices wrap in the first rows' first iterations, in none.
   for (uint32_t Before : {100u, 0u})
@@ -596,7 +599,7 @@ TEST(VectorizeTest, LoopsSteppingByARunTimePitchRunWithoutWrapChecks) {
       struct {
         uint32_t *In, *Out;
         uint32_t Pitch, Rows, K;
-      } Args{In, Out.data(), Pitch, Rows, K};
+      } Args{Table.in(), Out.data(), Pitch, Rows, K};
       Grid G;
       G.Size[0] = N;
       G.WorkGroup[0] = 64;
@@ -604,11 +607,10 @@ TEST(VectorizeTest, LoopsSteppingByARunTimePitchRunWithoutWrapChecks) {
       for (uint32_t X = 0; X < N; ++X) {
         uint32_t Want = 0;
         for (uint32_t R = 0; R < Rows; ++R)
-          Want += At(R * Pitch + X + K);
+          Want += Table.at(R * Pitch + X + K);
         ASSERT_EQ(Out[X], Want) << "x " << X << ", k " << K;
       }
     }
-  munmap(Base, Span);
 }
 
 // A call in a divergent branch runs for the lanes that take it only, and
