@@ -41,15 +41,17 @@ inline std::vector<uint8_t> assembleFile(const std::string &Path) {
 }
 
 /// A finalized, loaded HSAIL kernel on the CPU agent: program create, add
-/// module, finalize, executable load and freeze. Profile: the module's
-/// (the examples' kernels are $base, benchmarks/kernels' $full).
+/// module, finalize (with Directives), executable load and freeze.
+/// Profile: the module's (the examples' kernels are $base,
+/// benchmarks/kernels' $full).
 struct HsailKernel {
   hsa_code_object_t Code{};
   hsa_executable_t Exec{};
   uint64_t Object = 0;
 
   HsailKernel(hsa_agent_t Agent, std::vector<uint8_t> &Brig, const char *Name,
-              hsa_profile_t Profile = HSA_PROFILE_FULL) {
+              hsa_profile_t Profile = HSA_PROFILE_FULL,
+              const hsa_ext_control_directives_t &Directives = {}) {
     hsa_ext_program_t Program;
     check(hsa_ext_program_create(HSA_MACHINE_MODEL_LARGE, Profile,
                                  HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT,
@@ -60,8 +62,7 @@ struct HsailKernel {
           "add module");
     hsa_isa_t Isa;
     check(hsa_agent_get_info(Agent, HSA_AGENT_INFO_ISA, &Isa), "isa");
-    hsa_ext_control_directives_t D{};
-    check(hsa_ext_program_finalize(Program, Isa, 0, D, nullptr,
+    check(hsa_ext_program_finalize(Program, Isa, 0, Directives, nullptr,
                                    HSA_CODE_OBJECT_TYPE_PROGRAM, &Code),
           "finalize");
     hsa_ext_program_destroy(Program);

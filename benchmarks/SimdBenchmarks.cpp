@@ -38,15 +38,36 @@ const std::string KernelsDir = [] {
   return std::string(Env && *Env ? Env : OPENHSA_SOURCE_BENCH_KERNELS_DIR);
 }();
 
-/// Finalizes Symbol of Brig; with Scalar, with OPENHSA_VECTORIZE=0 in the
-/// environment for the finalization only (the finalizer reads it then).
-std::unique_ptr<HsailKernel> finalizeKernel(hsa_agent_t Agent,
-                                            std::vector<uint8_t> &Brig,
-                                            const char *Symbol, bool Scalar) {
-  if (!Scalar)
-    return std::make_unique<HsailKernel>(Agent, Brig, Symbol);
-  openhsa::test::ScopedEnv Off("OPENHSA_VECTORIZE", "0");
-  return std::make_unique<HsailKernel>(Agent, Brig, Symbol);
+/// How a benchmark finalizes its kernel: as is; with OPENHSA_VECTORIZE=0
+/// in the environment for the finalization only (the finalizer reads it
+/// then); or told the group shape the case dispatches with
+/// (requiredworkgroupsize, and requirenopartialworkgroups where its grid
+/// is a multiple of it), as a program that knows it can say.
+enum class Finalize { Plain, Scalar, FixedShape };
+
+constexpr uint64_t controlBit(unsigned BrigControl) {
+  return uint64_t(1) << BrigControl;
+}
+
+template <typename Case> hsa_ext_control_directives_t fixedShape() {
+  hsa_ext_control_directives_t D{};
+  D.control_directives_mask = controlBit(8); // requiredworkgroupsize
+  if (Case::WholeGroups)
+    D.control_directives_mask |= controlBit(9); // requirenopartialworkgroups
+  D.required_workgroup_size = {Case::Shape[0], Case::Shape[1], Case::Shape[2]};
+  return D;
+}
+
+template <typename Case>
+std::unique_ptr<HsailKernel>
+finalizeKernel(hsa_agent_t Agent, std::vector<uint8_t> &Brig, Finalize How) {
+  if (How == Finalize::FixedShape)
+    return std::make_unique<HsailKernel>(Agent, Brig, Case::Symbol,
+                                         HSA_PROFILE_FULL, fixedShape<Case>());
+  std::optional<openhsa::test::ScopedEnv> Off;
+  if (How == Finalize::Scalar)
+    Off.emplace("OPENHSA_VECTORIZE", "0");
+  return std::make_unique<HsailKernel>(Agent, Brig, Case::Symbol);
 }
 
 /// Aborts unless Got (HSAIL) and Want (native) agree: exactly for
@@ -93,6 +114,8 @@ std::vector<uint32_t> randomU32(size_t N, uint32_t Hi, unsigned Seed) {
 constexpr uint32_t VectorN = 1u << 24;
 
 struct VectorAddCase {
+  static constexpr uint16_t Shape[3] = {256, 1, 1};
+  static constexpr bool WholeGroups = true;
   static constexpr const char *File = "vector_add.hsail",
                               *Symbol = "&vector_add";
   std::vector<float> A = randomFloats(VectorN, -1, 1, 1),
@@ -116,6 +139,8 @@ struct VectorAddCase {
 };
 
 struct SaxpyCase {
+  static constexpr uint16_t Shape[3] = {256, 1, 1};
+  static constexpr bool WholeGroups = true;
   static constexpr const char *File = "saxpy.hsail", *Symbol = "&saxpy";
   static constexpr float Alpha = 2.5f;
   std::vector<float> X = randomFloats(VectorN, -1, 1, 3),
@@ -142,6 +167,8 @@ struct SaxpyCase {
 constexpr uint32_t GemmN = 1024;
 
 template <bool Tiled> struct SgemmCase {
+  static constexpr uint16_t Shape[3] = {16, 16, 1};
+  static constexpr bool WholeGroups = true;
   static constexpr const char *File =
       Tiled ? "sgemm_tiled.hsail" : "sgemm_naive.hsail";
   static constexpr const char *Symbol = Tiled ? "&sgemm_tiled" : "&sgemm_naive";
@@ -183,6 +210,8 @@ using SgemmNaiveCase = SgemmCase<false>;
 using SgemmTiledCase = SgemmCase<true>;
 
 struct ReductionCase {
+  static constexpr uint16_t Shape[3] = {256, 1, 1};
+  static constexpr bool WholeGroups = true;
   static constexpr const char *File = "reduction.hsail", *Symbol = "&reduce";
   static constexpr uint32_t Group = 256, Groups = VectorN / Group;
   // Multiples of 1/4 below 4: every partial sum of either version is
@@ -232,6 +261,8 @@ struct ReductionCase {
 };
 
 struct MandelbrotCase {
+  static constexpr uint16_t Shape[3] = {16, 16, 1};
+  static constexpr bool WholeGroups = true;
   static constexpr const char *File = "mandelbrot.hsail",
                               *Symbol = "&mandelbrot";
   static constexpr uint32_t W = 1024, H = 1024, Iter = 256;
@@ -255,6 +286,8 @@ struct MandelbrotCase {
 };
 
 struct NbodyCase {
+  static constexpr uint16_t Shape[3] = {256, 1, 1};
+  static constexpr bool WholeGroups = true;
   static constexpr const char *File = "nbody.hsail", *Symbol = "&nbody";
   static constexpr uint32_t N = 8192;
   static constexpr float Dt = 0.01f, Eps2 = 0.01f; // Softening 0.1 squared.
@@ -290,6 +323,8 @@ struct NbodyCase {
 };
 
 struct StencilCase {
+  static constexpr uint16_t Shape[3] = {16, 16, 1};
+  static constexpr bool WholeGroups = false;
   static constexpr const char *File = "stencil.hsail", *Symbol = "&stencil";
   static constexpr uint32_t W = 4096, H = 4096;
   std::vector<float> In = randomFloats(size_t(W) * H, 0, 1, 9),
@@ -322,6 +357,8 @@ struct NbodyGroups64Case : NbodyCase {
 };
 
 struct HistogramCase {
+  static constexpr uint16_t Shape[3] = {256, 1, 1};
+  static constexpr bool WholeGroups = true;
   static constexpr const char *File = "histogram.hsail", *Symbol = "&histogram";
   std::vector<uint32_t> In = randomU32(VectorN, UINT32_MAX, 10),
                         BH = std::vector<uint32_t>(256),
@@ -351,6 +388,8 @@ struct HistogramCase {
 };
 
 struct BinarySearchCase {
+  static constexpr uint16_t Shape[3] = {256, 1, 1};
+  static constexpr bool WholeGroups = true;
   static constexpr const char *File = "binary_search.hsail",
                               *Symbol = "&binary_search";
   static constexpr uint32_t TableN = 1u << 20, N = 1u << 22;
@@ -390,14 +429,17 @@ struct BinarySearchCase {
   }
 };
 
-template <typename Case> void hsailBench(benchmark::State &State, bool Scalar) {
+template <typename Case>
+void hsailBench(benchmark::State &State, Finalize How = Finalize::Plain) {
   DispatchFixture F;
   std::vector<uint8_t> Brig = assembleFile(KernelsDir + "/" + Case::File);
-  auto K = finalizeKernel(F.Agent, Brig, Case::Symbol, Scalar);
+  auto K = finalizeKernel<Case>(F.Agent, Brig, How);
   auto C = std::make_unique<Case>();
   C->native();
   C->hsail(F, K->Object);
-  C->check(Scalar ? "scalar" : "vectorized");
+  C->check(How == Finalize::Scalar       ? "scalar"
+           : How == Finalize::FixedShape ? "vectorized, fixed group shape"
+                                         : "vectorized");
   for (auto _ : State)
     C->hsail(F, K->Object);
 }
@@ -420,26 +462,29 @@ template <typename Case> void referenceBench(benchmark::State &State) {
 
 // Warm: program create + add module + finalize + executable load +
 // freeze, repeated in one process. Compiled each time (the finalization
-// cache off: BM_Finalize<K>), or, after the first, served from the cache
+// cache off: BM_Finalize<K>; told the case's group shape:
+// BM_FinalizeFixed<K>), or, after the first, served from the cache
 // (finalizer/FinalizeCache.h, its in-process level: BM_FinalizeCached<K>).
 template <typename Case>
-void finalizeBench(benchmark::State &State, bool Cached) {
+void finalizeBench(benchmark::State &State, bool Cached,
+                   Finalize How = Finalize::Plain) {
   openhsa::test::ScopedEnv Cache("OPENHSA_FINALIZER_CACHE",
                                  Cached ? "memory" : "0");
   DispatchFixture F;
   std::vector<uint8_t> Brig = assembleFile(KernelsDir + "/" + Case::File);
   for (auto _ : State) {
-    HsailKernel K(F.Agent, Brig, Case::Symbol);
-    benchmark::DoNotOptimize(K.Object);
+    auto K = finalizeKernel<Case>(F.Agent, Brig, How);
+    benchmark::DoNotOptimize(K->Object);
   }
 }
 
 #define SIMD_BENCHMARKS(Name)                                                  \
-  void BM_##Name##Hsail(benchmark::State &S) {                                 \
-    hsailBench<Name##Case>(S, false);                                          \
-  }                                                                            \
+  void BM_##Name##Hsail(benchmark::State &S) { hsailBench<Name##Case>(S); }    \
   void BM_##Name##HsailScalar(benchmark::State &S) {                           \
-    hsailBench<Name##Case>(S, true);                                           \
+    hsailBench<Name##Case>(S, Finalize::Scalar);                               \
+  }                                                                            \
+  void BM_##Name##HsailFixed(benchmark::State &S) {                            \
+    hsailBench<Name##Case>(S, Finalize::FixedShape);                           \
   }                                                                            \
   void BM_##Name##Native(benchmark::State &S) { nativeBench<Name##Case>(S); }  \
   void BM_Finalize##Name(benchmark::State &S) {                                \
@@ -448,13 +493,22 @@ void finalizeBench(benchmark::State &State, bool Cached) {
   void BM_FinalizeCached##Name(benchmark::State &S) {                          \
     finalizeBench<Name##Case>(S, true);                                        \
   }                                                                            \
+  void BM_FinalizeFixed##Name(benchmark::State &S) {                           \
+    finalizeBench<Name##Case>(S, false, Finalize::FixedShape);                 \
+  }                                                                            \
   BENCHMARK(BM_##Name##Hsail)->Unit(benchmark::kMillisecond)->UseRealTime();   \
   BENCHMARK(BM_##Name##HsailScalar)                                            \
+      ->Unit(benchmark::kMillisecond)                                          \
+      ->UseRealTime();                                                         \
+  BENCHMARK(BM_##Name##HsailFixed)                                             \
       ->Unit(benchmark::kMillisecond)                                          \
       ->UseRealTime();                                                         \
   BENCHMARK(BM_##Name##Native)->Unit(benchmark::kMillisecond)->UseRealTime();  \
   BENCHMARK(BM_Finalize##Name)->Unit(benchmark::kMillisecond)->UseRealTime();  \
   BENCHMARK(BM_FinalizeCached##Name)                                           \
+      ->Unit(benchmark::kMillisecond)                                          \
+      ->UseRealTime();                                                         \
+  BENCHMARK(BM_FinalizeFixed##Name)                                            \
       ->Unit(benchmark::kMillisecond)                                          \
       ->UseRealTime()
 
@@ -482,10 +536,10 @@ SIMD_REFERENCE(Histogram, Private);
 SIMD_BENCHMARKS(BinarySearch);
 
 void BM_StencilRowsHsail(benchmark::State &S) {
-  hsailBench<StencilRowsCase>(S, false);
+  hsailBench<StencilRowsCase>(S);
 }
 void BM_NbodyGroups64Hsail(benchmark::State &S) {
-  hsailBench<NbodyGroups64Case>(S, false);
+  hsailBench<NbodyGroups64Case>(S);
 }
 BENCHMARK(BM_StencilRowsHsail)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_NbodyGroups64Hsail)->Unit(benchmark::kMillisecond)->UseRealTime();

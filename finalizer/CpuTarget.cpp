@@ -1,8 +1,10 @@
 //===- finalizer/CpuTarget.cpp - Work-group functions for the CPU agent ---===//
 #include "finalizer/CpuTarget.h"
+
 #include "abi/CpuDispatchContext.h"
 #include "brig/BrigModule.h"
 #include "finalizer/Codegen.h"
+#include "finalizer/FixedGroupShape.h"
 #include "finalizer/PromoteRegisterFile.h"
 #include "finalizer/WorkItemVectorizer.h"
 
@@ -716,17 +718,28 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
     return B.CreateGEP(WiTy, Wi,
                        {B.getInt32(0), B.getInt32(WiGroup), B.getInt32(D)});
   };
+  // A shape the kernel's control directives fix is a constant
+  // (FixedGroupShape.h).
+  const FixedGroupShape Shape = fixedGroupShape(K.Symbol);
+  // The vectorized body's copies for each region (barrier kernels).
+  llvm::SmallVector<llvm::Function *, 16> RegionBodies;
   llvm::Value *Current[3];
   for (unsigned D = 0; D < 3; ++D) {
     B.CreateStore(Group[D], GroupIdPtr(D));
-    // A partial group at the grid's far edge: min(size, grid - first).
-    llvm::Value *Size =
-        contextField(B, Wi, offsetof(Ctx, workgroup_size), I32, B.getInt32(D));
-    llvm::Value *Grid =
-        contextField(B, Wi, offsetof(Ctx, grid_size), I32, B.getInt32(D));
-    llvm::Value *First = B.CreateMul(Group[D], Size);
-    Current[D] = B.CreateBinaryIntrinsic(llvm::Intrinsic::umin, Size,
-                                         B.CreateSub(Grid, First));
+    llvm::Value *Size = Shape.fixed()
+                            ? B.getInt32(Shape.Size[D])
+                            : contextField(B, Wi, offsetof(Ctx, workgroup_size),
+                                           I32, B.getInt32(D));
+    if (Shape.Whole[D]) {
+      Current[D] = Size;
+    } else {
+      // A partial group at the grid's far edge: min(size, grid - first).
+      llvm::Value *Grid =
+          contextField(B, Wi, offsetof(Ctx, grid_size), I32, B.getInt32(D));
+      llvm::Value *First = B.CreateMul(Group[D], Size);
+      Current[D] = B.CreateBinaryIntrinsic(llvm::Intrinsic::umin, Size,
+                                           B.CreateSub(Grid, First));
+    }
     B.CreateStore(
         Current[D],
         B.CreateGEP(WiTy, Wi,
@@ -993,7 +1006,6 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
     // only cost (the tree reduction on one core, 2-core VM: 5.8 against 4.9
     // ms).
     const bool ByColumns = VecBody && usesRowIds(*K.Body);
-    llvm::SmallVector<llvm::Function *, 16> RegionBodies;
     auto WavePlane = [&](llvm::Value *Rows, llvm::Value *Resume, auto Stopped) {
       if (CopyPerRegion) {
         const unsigned At =
@@ -1063,6 +1075,14 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
       inlineVectorBody(F, FlatBody);
     }
   }
+  // Last: the work-group function's choices above read the queries as
+  // calls (readsOnlyAbsoluteX).
+  for (llvm::Function *Own : {K.Body, VecBody, FlatBody})
+    if (Own)
+      foldFixedGroupQueries(*Own, Shape);
+  for (llvm::Function *Copy : RegionBodies)
+    if (Copy)
+      foldFixedGroupQueries(*Copy, Shape);
   K.Body->addFnAttr(llvm::Attribute::AlwaysInline);
   return F;
 }

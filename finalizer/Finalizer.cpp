@@ -3,6 +3,7 @@
 
 #include "finalizer/Codegen.h"
 #include "finalizer/CpuTarget.h"
+#include "finalizer/FixedGroupShape.h"
 #include "finalizer/FloatEmitter.h"
 #include "finalizer/GpuTarget.h"
 #include "finalizer/Lowering.h"
@@ -115,11 +116,8 @@ llvm::Expected<CodeObject> finalizeForGpu(const FinalizeRequest &Request,
   CO.MachineModel = Request.MachineModel;
   CO.Profile = Request.Profile;
   CO.DefaultFloatRounding = Request.DefaultFloatRounding;
-  for (LoweredKernel &K : Lowered->Kernels) {
-    if (auto Err = applyDirectives(Request.Directives, K.Symbol))
-      return Err;
+  for (LoweredKernel &K : Lowered->Kernels)
     CO.Kernels.push_back(K.Symbol);
-  }
   CO.Variables = Lowered->Variables;
   CO.IndirectFunctions = Lowered->IndirectFunctions;
   CO.Object.assign(Ptx->begin(), Ptx->end());
@@ -206,6 +204,11 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
   auto Lowered = lowerProgram(Request.Modules, *M, Options);
   if (!Lowered)
     return Lowered.takeError();
+  // Before the work-group functions: a group shape the directives fix is
+  // a constant there (FixedGroupShape.h).
+  for (LoweredKernel &K : Lowered->Kernels)
+    if (auto Err = applyDirectives(Request.Directives, K.Symbol))
+      return Err;
   std::vector<VectorizeStats> Stats;
   if (auto Err = buildCpuWorkGroupFunctions(*M, *Lowered, Width,
                                             Options.WavefrontSize, &Stats))
@@ -214,12 +217,15 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
     std::string Report;
     for (size_t I = 0; I < Lowered->Kernels.size(); ++I) {
       const KernelSymbol &S = Lowered->Kernels[I].Symbol;
-      Report += S.Name + ": " +
-                (S.VectorWidth > 1
-                     ? "vectorized, " + std::to_string(S.VectorWidth) +
-                           " work-items at once; memory accesses: " +
-                           describe(Stats[I]) + "\n"
-                     : "scalar work-item loops: " + S.ScalarReason + "\n");
+      Report +=
+          S.Name + ": " +
+          (S.VectorWidth > 1 ? "vectorized, " + std::to_string(S.VectorWidth) +
+                                   " work-items at once; memory accesses: " +
+                                   describe(Stats[I])
+                             : "scalar work-item loops: " + S.ScalarReason);
+      if (FixedGroupShape Shape = fixedGroupShape(S); Shape.fixed())
+        Report += "; group shape fixed: " + Shape.describe();
+      Report += "\n";
     }
     dump("OPENHSA_DUMP_IR", *M, "vectorize.txt", Report);
   }
@@ -240,11 +246,8 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
   CO.MachineModel = Request.MachineModel;
   CO.Profile = Request.Profile;
   CO.DefaultFloatRounding = Request.DefaultFloatRounding;
-  for (LoweredKernel &K : Lowered->Kernels) {
-    if (auto Err = applyDirectives(Request.Directives, K.Symbol))
-      return Err;
+  for (LoweredKernel &K : Lowered->Kernels)
     CO.Kernels.push_back(K.Symbol);
-  }
   CO.Variables = Lowered->Variables;
   CO.IndirectFunctions = Lowered->IndirectFunctions;
   CO.Object = std::move(*Object);

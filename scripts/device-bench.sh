@@ -17,7 +17,7 @@ bench() {
 }
 lscpu | grep -E "Model name|^CPU\(s\)"
 echo "== all cores"
-bench '(Hsail|Native|Rows|Groups64|HsailScalar)/|Finalize'
+bench '(Hsail|Native|Rows|Groups64|HsailScalar|HsailFixed)/|Finalize'
 echo "== stencil, runs of groups (OPENHSA_CPU_RUN_ITEMS)"
 for r in 0 1024 16384; do
   echo "-- $r"

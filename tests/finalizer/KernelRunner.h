@@ -20,6 +20,10 @@
 #include "finalizer/JitLoader.h"
 #include "hsa/hsa_ext_openhsa.h"
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+
 #include <gtest/gtest.h>
 
 // openhsa_finalizer_all, built to run the tests on another machine, can
@@ -30,6 +34,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -91,9 +96,11 @@ indirectHandle(const FinalizedProgram &P,
 
 /// Assembles, validates, finalizes and loads Source; the error text on
 /// failure. VectorWidth: work-items at once (finalizer::FinalizeRequest;
-/// 0: the host's, or scalar with OPENHSA_VECTORIZE=0).
-inline llvm::Expected<FinalizedProgram> finalizeText(const std::string &Source,
-                                                     unsigned VectorWidth = 0) {
+/// 0: the host's, or scalar with OPENHSA_VECTORIZE=0). Directives: those
+/// given to the finalizer (hsa_ext_program_finalize's).
+inline llvm::Expected<FinalizedProgram>
+finalizeText(const std::string &Source, unsigned VectorWidth = 0,
+             const finalizer::ControlDirectives &Directives = {}) {
   FinalizedProgram P;
   auto Brig = brig::assembler::assembleHsail(Source);
   if (!Brig)
@@ -105,6 +112,7 @@ inline llvm::Expected<FinalizedProgram> finalizeText(const std::string &Source,
   finalizer::FinalizeRequest R;
   R.Modules.push_back(std::move(*M));
   R.VectorWidth = VectorWidth;
+  R.Directives = Directives;
 #ifdef OPENHSA_TEST_GPU_AGENT
   if (gpu::enabled()) {
     if (!gpu::session())
@@ -130,6 +138,49 @@ inline llvm::Expected<FinalizedProgram> finalizeText(const std::string &Source,
     return L.takeError();
   P.Loaded = std::move(*L);
   return P;
+}
+
+/// What OPENHSA_DUMP_IR writes for Source finalized W wide with
+/// Directives: the IR as the optimization pipeline left it (<module>.ll)
+/// and the finalizer's report on its kernels (<module>.vectorize.txt);
+/// both empty, and a failure, if finalizing fails.
+struct DumpedFinalization {
+  std::string Ir, Report;
+};
+inline DumpedFinalization
+dumpFinalization(const char *Source, unsigned W,
+                 const finalizer::ControlDirectives &Directives = {}) {
+  DumpedFinalization Result;
+  llvm::SmallString<64> Dir;
+  if (llvm::sys::fs::createUniqueDirectory("openhsa-ir", Dir)) {
+    ADD_FAILURE() << "no directory for the IR";
+    return Result;
+  }
+  setenv("OPENHSA_DUMP_IR", Dir.c_str(), 1);
+  auto Dumped = finalizeText(Source, W, Directives);
+  unsetenv("OPENHSA_DUMP_IR");
+  if (!Dumped)
+    ADD_FAILURE() << llvm::toString(Dumped.takeError());
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
+       It.increment(EC)) {
+    llvm::StringRef Path = It->path();
+    auto Buf = llvm::MemoryBuffer::getFile(Path);
+    if (Buf && Path.ends_with(".ll") && !Path.ends_with(".lowered.ll"))
+      Result.Ir += (*Buf)->getBuffer().str();
+    else if (Buf && Path.ends_with(".vectorize.txt"))
+      Result.Report += (*Buf)->getBuffer().str();
+    llvm::sys::fs::remove(Path);
+  }
+  llvm::sys::fs::remove(Dir);
+  if (Dumped && Result.Ir.empty())
+    ADD_FAILURE() << "no optimized IR dumped";
+  return Result;
+}
+
+/// The IR of Source finalized W wide, as the optimization pipeline left it.
+inline std::string optimizedIr(const char *Source, unsigned W) {
+  return dumpFinalization(Source, W).Ir;
 }
 
 /// Like finalizeText, for a program of several modules (each its own

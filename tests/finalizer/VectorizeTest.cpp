@@ -156,35 +156,6 @@ kernel &bounded_add(kernarg_u64 %out, kernarg_u32 %n, kernarg_u32 %k)
 };
 )";
 
-/// The IR of Source finalized W wide, as the optimization pipeline left it
-/// (OPENHSA_DUMP_IR's <module>.ll); empty, and a failure, if it fails.
-std::string optimizedIr(const char *Source, unsigned W) {
-  llvm::SmallString<64> Dir;
-  if (llvm::sys::fs::createUniqueDirectory("openhsa-ir", Dir)) {
-    ADD_FAILURE() << "no directory for the IR";
-    return "";
-  }
-  setenv("OPENHSA_DUMP_IR", Dir.c_str(), 1);
-  auto Dumped = finalizeText(Source, W);
-  unsetenv("OPENHSA_DUMP_IR");
-  if (!Dumped)
-    ADD_FAILURE() << llvm::toString(Dumped.takeError());
-  std::string Optimized;
-  std::error_code EC;
-  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
-       It.increment(EC)) {
-    llvm::StringRef Path = It->path();
-    if (Path.ends_with(".ll") && !Path.ends_with(".lowered.ll"))
-      if (auto Buf = llvm::MemoryBuffer::getFile(Path))
-        Optimized += (*Buf)->getBuffer().str();
-    llvm::sys::fs::remove(Path);
-  }
-  llvm::sys::fs::remove(Dir);
-  if (Dumped && Optimized.empty())
-    ADD_FAILURE() << "no optimized IR dumped";
-  return Optimized;
-}
-
 TEST(VectorizeTest, BoundsCheckedWavesRunUnmaskedInWholeGroups) {
   if (runsOnGpu())
     GTEST_SKIP() << "the CPU's work-group functions";
