@@ -283,6 +283,15 @@ AgentRun runOnAgent(const KernelAgent &A, const std::vector<uint8_t> &Brig,
   const auto Isa = agentInfo<hsa_isa_t>(A.Agent, HSA_AGENT_INFO_ISA);
   hsa_ext_control_directives_t Directives;
   std::memset(&Directives, 0, sizeof(Directives));
+  if (O.FixedShape) {
+    // Bits 1 << BrigControlDirective: the shape of the dispatches below.
+    Directives.control_directives_mask =
+        (uint64_t(1) << 6) | (uint64_t(1) << 7) | (uint64_t(1) << 8);
+    Directives.required_dim = uint8_t(O.Dims);
+    for (unsigned D = 0; D < 3; ++D)
+      Directives.required_grid_size[D] = O.Grid[D];
+    Directives.required_workgroup_size = {O.Group[0], O.Group[1], O.Group[2]};
+  }
   if (std::string E = failure(
           hsa_ext_program_finalize(R.Program, Isa, 0, Directives, nullptr,
                                    HSA_CODE_OBJECT_TYPE_PROGRAM, &R.Code),

@@ -23,12 +23,15 @@ namespace {
       "cpu|gpu|N|all]\n"
       "                   [--grid X[,Y[,Z]]] [--group X[,Y[,Z]]] "
       "[--dynamic-group BYTES]\n"
-      "                   [--repeat N] [--arg SPEC]...\n"
+      "                   [--repeat N] [--fixed-shape] [--arg SPEC]...\n"
       "  --agent: the first CPU kernel agent (default), the first GPU, agent "
       "N as\n"
       "           openhsa-info numbers them, or every kernel agent in turn "
       "(a table,\n"
       "           each agent's outputs compared with the first one's)\n"
+      "  --fixed-shape: finalize for this grid and group alone (the control\n"
+      "           directives requireddim, requiredgridsize, "
+      "requiredworkgroupsize)\n"
       "  SPEC: u32:V s32:V u64:V s64:V f32:V f64:V\n"
       "        buf:BYTES[:fill=BYTE|:iota32|:file=PATH][:dump=PATH]"
       "[:print=u32|s32|f32|f64]\n");
@@ -120,6 +123,8 @@ RunOptions parseRunOptions(int Argc, char **Argv) {
     else if (A == "--repeat")
       O.Repeat =
           std::max(1u, unsigned(std::strtoul(Next().c_str(), nullptr, 0)));
+    else if (A == "--fixed-shape")
+      O.FixedShape = true;
     else if (A == "--arg")
       O.Args.push_back(parseArg(Next()));
     else if (A == "-h" || A == "--help")

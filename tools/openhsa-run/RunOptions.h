@@ -30,6 +30,9 @@ struct RunOptions {
   uint32_t Grid[3] = {1, 1, 1}, Group[3] = {1, 1, 1}, Dims = 1;
   uint32_t DynamicGroup = 0;
   unsigned Repeat = 1;
+  /// --fixed-shape: finalize for this dispatch's shape alone (requireddim,
+  /// requiredworkgroupsize and requiredgridsize: finalizer/FixedGroupShape.h).
+  bool FixedShape = false;
   /// cpu, gpu, all, or an agent's number (as openhsa-info prints it).
   std::string Agent = "cpu";
   std::vector<ArgSpec> Args;

@@ -13,7 +13,10 @@
 //   u32:V s32:V u64:V s64:V f32:V f64:V    scalars
 //   buf:BYTES[:fill=BYTE|:iota32|:file=PATH][:dump=PATH][:print=u32|s32|f32|f64]
 //                                          a buffer; its address is passed
-// dump and print show the first agent's buffers. OPENHSA_DUMP_IR /
+// dump and print show the first agent's buffers. --fixed-shape finalizes
+// for the dispatch's grid and group alone (the control directives
+// requireddim, requiredgridsize, requiredworkgroupsize): code without the
+// paths other shapes need, which finalizes faster. OPENHSA_DUMP_IR /
 // OPENHSA_DUMP_ASM (a directory, or "-" for stderr) dump the optimized LLVM
 // IR and the assembly of a kernel finalized for the CPU.
 //
