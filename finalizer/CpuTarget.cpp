@@ -309,20 +309,24 @@ void emitWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX, llvm::Value *Begin,
 /// whole wave whose X id it stored (Mask all on) and returns whether the
 /// row's later waves have nothing to do up to the next barrier, which ends
 /// the row there; CallPartial(Mask) calls it for the partial wave at the
-/// row's end.
+/// row's end. With WholeWaves, Count is known to be a non-zero multiple of
+/// W: no partial wave, and no code for one.
 template <typename WholeFn, typename PartialFn>
 void emitRowWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX,
-                     llvm::Value *Count, unsigned W, WholeFn CallWhole,
-                     PartialFn CallPartial) {
+                     llvm::Value *Count, unsigned W, bool WholeWaves,
+                     WholeFn CallWhole, PartialFn CallPartial) {
   llvm::LLVMContext &C = B.getContext();
   llvm::Function *F = B.GetInsertBlock()->getParent();
-  llvm::Value *Whole = B.CreateAnd(Count, B.getInt32(~(W - 1)));
+  llvm::Value *Whole =
+      WholeWaves ? Count : B.CreateAnd(Count, B.getInt32(~(W - 1)));
   llvm::BasicBlock *Pre = B.GetInsertBlock();
   auto *Head = llvm::BasicBlock::Create(C, "wave.body", F);
   auto *Full = llvm::BasicBlock::Create(C, "wave.exit", F);
-  auto *Tail = llvm::BasicBlock::Create(C, "wave.tail", F);
   auto *Done = llvm::BasicBlock::Create(C, "wave.done", F);
-  B.CreateCondBr(B.CreateICmpULT(B.getInt32(0), Whole), Head, Full);
+  if (WholeWaves)
+    B.CreateBr(Head);
+  else
+    B.CreateCondBr(B.CreateICmpULT(B.getInt32(0), Whole), Head, Full);
   B.SetInsertPoint(Head);
   llvm::PHINode *X = B.CreatePHI(B.getInt32Ty(), 2, "wave");
   X->addIncoming(B.getInt32(0), Pre);
@@ -336,9 +340,15 @@ void emitRowWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX,
       B.CreateAnd(B.CreateNot(RowDone), B.CreateICmpULT(Next, Whole)), Head,
       Full);
   B.SetInsertPoint(Full);
+  if (WholeWaves) {
+    B.CreateBr(Done);
+    B.SetInsertPoint(Done);
+    return;
+  }
   llvm::PHINode *Stop = B.CreatePHI(B.getInt1Ty(), 2, "row.done");
   Stop->addIncoming(B.getFalse(), Pre);
   Stop->addIncoming(RowDone, Latch);
+  auto *Tail = llvm::BasicBlock::Create(C, "wave.tail", F, Done);
   B.CreateCondBr(B.CreateAnd(B.CreateNot(Stop), B.CreateICmpNE(Count, Whole)),
                  Tail, Done);
   B.SetInsertPoint(Tail);
@@ -360,22 +370,26 @@ void emitRowWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX,
 /// ids it stored (Mask all on) and returns whether the waves after it in its
 /// row have nothing to do up to the next barrier; once that holds for every
 /// row of a column, the later columns are skipped. CallPartial(Mask) calls
-/// it for the partial wave at the rows' end.
+/// it for the partial wave at the rows' end. WholeWaves: as for
+/// emitRowWaveLoop.
 template <typename WholeFn, typename PartialFn>
 void emitColumnWaveLoops(llvm::IRBuilder<> &B, llvm::Value *LocalX,
                          llvm::Value *LocalY, llvm::Value *Count,
-                         llvm::Value *Rows, unsigned W, WholeFn CallWhole,
-                         PartialFn CallPartial) {
+                         llvm::Value *Rows, unsigned W, bool WholeWaves,
+                         WholeFn CallWhole, PartialFn CallPartial) {
   llvm::LLVMContext &C = B.getContext();
   llvm::Function *F = B.GetInsertBlock()->getParent();
-  llvm::Value *Whole = B.CreateAnd(Count, B.getInt32(~(W - 1)));
+  llvm::Value *Whole =
+      WholeWaves ? Count : B.CreateAnd(Count, B.getInt32(~(W - 1)));
   llvm::BasicBlock *Pre = B.GetInsertBlock();
   auto *Column = llvm::BasicBlock::Create(C, "column", F);
   auto *Head = llvm::BasicBlock::Create(C, "wave.body", F);
   auto *Full = llvm::BasicBlock::Create(C, "wave.exit", F);
-  auto *Tail = llvm::BasicBlock::Create(C, "wave.tail", F);
   auto *Done = llvm::BasicBlock::Create(C, "wave.done", F);
-  B.CreateCondBr(B.CreateICmpULT(B.getInt32(0), Whole), Column, Full);
+  if (WholeWaves)
+    B.CreateBr(Column);
+  else
+    B.CreateCondBr(B.CreateICmpULT(B.getInt32(0), Whole), Column, Full);
   B.SetInsertPoint(Column);
   llvm::PHINode *X = B.CreatePHI(B.getInt32Ty(), 2, "wave");
   X->addIncoming(B.getInt32(0), Pre);
@@ -402,9 +416,15 @@ void emitColumnWaveLoops(llvm::IRBuilder<> &B, llvm::Value *LocalX,
       B.CreateAnd(B.CreateNot(ColumnDone), B.CreateICmpULT(Next, Whole)),
       Column, Full);
   B.SetInsertPoint(Full);
+  if (WholeWaves) {
+    B.CreateBr(Done);
+    B.SetInsertPoint(Done);
+    return;
+  }
   llvm::PHINode *Stop = B.CreatePHI(B.getInt1Ty(), 2, "rows.stop");
   Stop->addIncoming(B.getFalse(), Pre);
   Stop->addIncoming(ColumnDone, ColumnEnd);
+  auto *Tail = llvm::BasicBlock::Create(C, "wave.tail", F, Done);
   B.CreateCondBr(B.CreateAnd(B.CreateNot(Stop), B.CreateICmpNE(Count, Whole)),
                  Tail, Done);
   B.SetInsertPoint(Tail);
@@ -996,16 +1016,30 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
     };
     // Waves of W work-items, each keeping its registers in a register file
     // of its own, lane by lane (WorkItemVectorizer.h). With a copy per
-    // region, whole waves run the region's copy inlined, whose mask is a
-    // constant as in kernels without barriers, and the partial wave at a
-    // row's end calls the whole masked body (one copy for all regions, out
-    // of line: it runs once a row), column by column (emitColumnWaveLoops)
-    // where the body asks for a Y or Z id; else one masked copy, inlined,
-    // serves every wave, row by row. A body that never asks for a Y or Z id
-    // computes alike in every row, and a loop over a column's rows would
-    // only cost (the tree reduction on one core, 2-core VM: 5.8 against 4.9
-    // ms).
+    // region, groups of whole waves (RowsRegions) run the region's copy
+    // inlined, whose mask is a constant as in kernels without barriers,
+    // column by column (emitColumnWaveLoops) where the body asks for a Y or
+    // Z id; other groups call the whole masked body (one copy for all
+    // regions, out of line) for each wave. Without copies per region one
+    // masked copy, inlined, serves every wave, row by row. A body that never
+    // asks for a Y or Z id computes alike in every row, and a loop over a
+    // column's rows would only cost (the tree reduction on one core, 2-core
+    // VM: 5.8 against 4.9 ms).
     const bool ByColumns = VecBody && usesRowIds(*K.Body);
+    // Every wave through the masked body, one call per wave.
+    auto MaskedPlane = [&](llvm::Value *Rows, llvm::Value *Resume,
+                           auto Stopped) {
+      emitLoop(B, Rows, "y", [&](llvm::Value *Y) {
+        B.CreateStore(Y, LocalPtr(1));
+        emitMaskedWaveLoop(
+            B, LocalPtr(0), Current[0], W, [&](llvm::Value *Mask) {
+              Stopped(B.CreateCall(VecBody, {Kernarg, Wi, Resume, Mask}));
+            });
+      });
+    };
+    // Whether the rows of the group being emitted are known to be whole
+    // waves (RowsRegions).
+    bool WholeWaves = false;
     auto WavePlane = [&](llvm::Value *Rows, llvm::Value *Resume, auto Stopped) {
       if (CopyPerRegion) {
         const unsigned At =
@@ -1023,34 +1057,59 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
         };
         if (ByColumns) {
           emitColumnWaveLoops(B, LocalPtr(0), LocalPtr(1), Current[0], Rows, W,
-                              Whole, Partial);
+                              WholeWaves, Whole, Partial);
         } else {
           emitLoop(B, Rows, "y", [&](llvm::Value *Y) {
             B.CreateStore(Y, LocalPtr(1));
-            emitRowWaveLoop(B, LocalPtr(0), Current[0], W, Whole, Partial);
+            emitRowWaveLoop(B, LocalPtr(0), Current[0], W, WholeWaves, Whole,
+                            Partial);
           });
         }
       } else {
-        emitLoop(B, Rows, "y", [&](llvm::Value *Y) {
-          B.CreateStore(Y, LocalPtr(1));
-          emitMaskedWaveLoop(
-              B, LocalPtr(0), Current[0], W, [&](llvm::Value *Mask) {
-                Stopped(B.CreateCall(VecBody, {Kernarg, Wi, Resume, Mask}));
-              });
-        });
+        MaskedPlane(Rows, Resume, Stopped);
       }
     };
     auto RowsRegions = [&] {
-      EmitRegions(Current, groupRegisterSlots(*VecBody), CopyPerRegion,
-                  WavePlane);
-      if (CopyPerRegion) {
+      const GroupRegisterSlots Shared = groupRegisterSlots(*VecBody);
+      if (!CopyPerRegion) {
+        EmitRegions(Current, Shared, false, WavePlane);
+      } else {
+        // Groups whose rows are not whole waves (narrower than a wave, or
+        // not a multiple of one: a partial group at the grid's edge, an odd
+        // shape) run every wave through the masked body, out of line, one
+        // copy for all regions; only groups of whole waves get the copies
+        // per region. Partial waves in those copies' loops, and the copies
+        // LLVM unswitched for groups without a whole wave, took about 40 %
+        // of a barrier kernel's finalization (the tree reduction 53 -> 34
+        // ms on the 2-core development VM), for the exception; groups of
+        // such widths run slower (finalizer/README.md).
+        llvm::Value *RowsWhole = B.CreateAnd(
+            B.CreateICmpEQ(B.CreateAnd(Current[0], B.getInt32(W - 1)),
+                           B.getInt32(0)),
+            B.CreateICmpUGE(Current[0], B.getInt32(W)));
+        auto *Known = llvm::dyn_cast<llvm::ConstantInt>(RowsWhole);
+        if (!Known || Known->isZero()) {
+          auto *Whole = llvm::BasicBlock::Create(C, "rows.whole", F);
+          auto *Masked = llvm::BasicBlock::Create(C, "rows.masked", F);
+          B.CreateCondBr(RowsWhole, Whole, Masked);
+          B.SetInsertPoint(Masked);
+          EmitRegions(Current, Shared, false, MaskedPlane);
+          B.SetInsertPoint(Whole);
+        }
+        if (!Known || Known->isOne()) {
+          WholeWaves = true;
+          EmitRegions(Current, Shared, true, WavePlane);
+          WholeWaves = false;
+        } else {
+          B.CreateUnreachable(); // The shape has no whole rows of waves.
+        }
         for (llvm::Function *Copy : RegionBodies)
           if (Copy)
             inlineVectorBody(F, Copy);
         makeCold(*VecBody);
-      } else {
-        inlineVectorBody(F, VecBody);
       }
+      if (!CopyPerRegion)
+        inlineVectorBody(F, VecBody);
     };
     if (!VecBody) {
       EmitRegions(Current, GroupRegisterSlots{}, false, ScalarPlane);

@@ -142,13 +142,14 @@ TEST(FixedShapeTest, AWholeFixedShapeLeavesNoCodeForPartialWaves) {
   const unsigned W = openhsa::finalizer::hostVectorWidth();
   if (W == 1 || 64 % W != 0)
     GTEST_SKIP() << "groups of 64 are not whole waves of " << W;
-  // Generic code runs a row's partial wave (a group narrower than its
-  // shape, or a shape that is not whole waves) through the masked body,
-  // out of line.
+  // Generic code runs groups whose rows are not whole waves (narrower
+  // than the shape at the grid's edge, or a shape that is not whole waves)
+  // through the masked body, out of line.
+  const std::string MaskedCall = ".simd" + std::to_string(W) + "(";
   const DumpedFinalization Generic = dumpFinalization(Reduce, W);
   ASSERT_FALSE(Generic.Ir.empty());
-  EXPECT_NE(Generic.Ir.find("tail.mask"), std::string::npos)
-      << "the generic code has no partial wave:\n"
+  EXPECT_NE(Generic.Ir.find(MaskedCall), std::string::npos)
+      << "the generic code has no masked body:\n"
       << Generic.Ir;
   EXPECT_EQ(Generic.Report.find("group shape fixed"), std::string::npos)
       << Generic.Report;
@@ -156,11 +157,11 @@ TEST(FixedShapeTest, AWholeFixedShapeLeavesNoCodeForPartialWaves) {
   const DumpedFinalization Fixed =
       dumpFinalization(Reduce, W, fixedShape(64, true));
   ASSERT_FALSE(Fixed.Ir.empty());
-  EXPECT_EQ(Fixed.Ir.find("tail.mask"), std::string::npos)
-      << "a partial wave is left:\n"
-      << Fixed.Ir;
-  EXPECT_EQ(Fixed.Ir.find(".simd" + std::to_string(W) + "("), std::string::npos)
+  EXPECT_EQ(Fixed.Ir.find(MaskedCall), std::string::npos)
       << "the masked body is still called:\n"
+      << Fixed.Ir;
+  EXPECT_EQ(Fixed.Ir.find("wave.mask"), std::string::npos)
+      << "a masked wave is left:\n"
       << Fixed.Ir;
   EXPECT_NE(Fixed.Report.find("group shape fixed: 64x1x1, whole groups"),
             std::string::npos)
