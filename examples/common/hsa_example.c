@@ -104,6 +104,11 @@ void example_init(example_t *ex, const char *agent) {
 }
 
 double example_load(example_t *ex, const char *brig_path) {
+  return example_load_shaped(ex, brig_path, NULL, 0);
+}
+
+double example_load_shaped(example_t *ex, const char *brig_path,
+                           const uint16_t group[3], int whole_groups) {
   FILE *file = fopen(brig_path, "rb");
   if (!file) {
     perror(brig_path);
@@ -142,6 +147,16 @@ double example_load(example_t *ex, const char *brig_path) {
   CHECK(hsa_agent_get_info(ex->agent, HSA_AGENT_INFO_ISA, &isa));
   hsa_ext_control_directives_t directives;
   memset(&directives, 0, sizeof(directives));
+  if (group) {
+    /* Bit 1 << d of the mask says directive d (BrigControlDirective) is
+     * given: 8 requiredworkgroupsize, 9 requirenopartialworkgroups. */
+    directives.control_directives_mask = (uint64_t)1 << 8;
+    if (whole_groups)
+      directives.control_directives_mask |= (uint64_t)1 << 9;
+    directives.required_workgroup_size.x = group[0];
+    directives.required_workgroup_size.y = group[1];
+    directives.required_workgroup_size.z = group[2];
+  }
   CHECK(hsa_ext_program_finalize(program, isa, 0, directives, NULL,
                                  HSA_CODE_OBJECT_TYPE_PROGRAM,
                                  &ex->code_object));

@@ -42,6 +42,14 @@ void example_init(example_t *ex, const char *agent);
  * finalization time in seconds. */
 double example_load(example_t *ex, const char *brig_path);
 
+/* As example_load, telling the finalizer the only work-group shape the
+ * program dispatches with (the control directive requiredworkgroupsize)
+ * and, if whole_groups, that every grid is a multiple of it
+ * (requirenopartialworkgroups): code for that shape alone, which
+ * finalizes faster, and dispatches of other shapes are refused. */
+double example_load_shaped(example_t *ex, const char *brig_path,
+                           const uint16_t group[3], int whole_groups);
+
 typedef struct {
   uint64_t object;
   uint32_t kernarg_size;

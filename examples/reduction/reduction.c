@@ -28,9 +28,14 @@ int main(int argc, char **argv) {
   const uint32_t group_size = 256; /* A power of two, as the tree needs. */
   const uint32_t groups = (n + group_size - 1) / group_size;
 
+  uint32_t grid[3] = {groups * group_size, 1, 1};
+  uint16_t group[3] = {(uint16_t)group_size, 1, 1};
+
   example_t ex;
   example_init(&ex, agent);
-  double finalize = example_load(&ex, brig);
+  /* Every dispatch below is in groups of group_size and its grid a multiple
+   * of it: telling the finalizer gets code for that shape alone. */
+  double finalize = example_load_shaped(&ex, brig, group, 1);
   example_kernel_t k = example_kernel(&ex, "&reduce");
 
   float *in = example_alloc(&ex, (size_t)n * sizeof(float));
@@ -45,8 +50,6 @@ int main(int argc, char **argv) {
   args->partial = partial;
   args->n = n;
 
-  uint32_t grid[3] = {groups * group_size, 1, 1};
-  uint16_t group[3] = {(uint16_t)group_size, 1, 1};
   double run = example_dispatch(&ex, &k, args, 1, grid, group, 0);
   uint64_t sum = 0;
   for (uint32_t g = 0; g < groups; ++g)
