@@ -35,7 +35,8 @@ ControlDirectives fixedShape(uint32_t X, bool Whole) {
 }
 
 /// Source with Directives inserted at the start of its kernel's body.
-std::string withKernelDirectives(const char *Source, const char *Directives) {
+std::string withKernelDirectives(const std::string &Source,
+                                 const char *Directives) {
   std::string S = Source;
   const size_t Body = S.find("{\n");
   S.insert(Body + 2, Directives);
@@ -44,56 +45,7 @@ std::string withKernelDirectives(const char *Source, const char *Directives) {
 
 // The benchmarks' tree reduction (benchmarks/kernels/reduction.hsail): a
 // barrier in a halving loop whose stride starts at workgroupsize / 2.
-const char *Reduce = R"(module &fixed_reduce:1:0:$full:$large:$default;
-prog kernel &reduce(kernarg_u64 %in, kernarg_u64 %partial, kernarg_u32 %n)
-{
-	group_f32 %scratch[256];
-	workitemid_u32	$s0, 0;
-	workitemabsid_u32	$s1, 0;
-	ld_kernarg_align(4)_width(all)_u32	$s4, [%n];
-	mov_b32	$s3, 0F00000000;
-	cmp_ge_b1_u32	$c0, $s1, $s4;
-	cbr_b1	$c0, @stash;
-	cvt_u64_u32	$d0, $s1;
-	shl_u64	$d0, $d0, 2;
-	ld_kernarg_align(8)_width(all)_u64	$d1, [%in];
-	add_u64	$d1, $d1, $d0;
-	ld_global_f32	$s3, [$d1];
-@stash:
-	shl_u32	$s6, $s0, 2;
-	st_group_f32	$s3, [%scratch][$s6];
-	barrier;
-	workgroupsize_u32	$s5, 0;
-	shr_u32	$s5, $s5, 1;
-@step:
-	cmp_eq_b1_u32	$c1, $s5, 0;
-	cbr_b1	$c1, @write;
-	cmp_ge_b1_u32	$c2, $s0, $s5;
-	cbr_b1	$c2, @wait;
-	add_u32	$s7, $s0, $s5;
-	shl_u32	$s7, $s7, 2;
-	ld_group_f32	$s8, [%scratch][$s6];
-	ld_group_f32	$s9, [%scratch][$s7];
-	add_f32	$s8, $s8, $s9;
-	st_group_f32	$s8, [%scratch][$s6];
-@wait:
-	barrier;
-	shr_u32	$s5, $s5, 1;
-	br	@step;
-@write:
-	cmp_ne_b1_u32	$c3, $s0, 0;
-	cbr_b1	$c3, @end;
-	ld_group_f32	$s8, [%scratch];
-	workgroupid_u32	$s2, 0;
-	cvt_u64_u32	$d2, $s2;
-	shl_u64	$d2, $d2, 2;
-	ld_kernarg_align(8)_width(all)_u64	$d3, [%partial];
-	add_u64	$d3, $d3, $d2;
-	st_global_f32	$s8, [$d3];
-@end:
-	ret;
-};
-)";
+std::string reduceSource() { return benchmarkKernel("reduction.hsail"); }
 
 /// Runs &reduce over In in groups of Group (whole groups) and returns its
 /// partial sums.
@@ -122,6 +74,8 @@ TEST(FixedShapeTest, ReductionInAFixedShapeSumsAsTheGenericCode) {
   for (uint32_t I = 0; I < N; ++I)
     Want[I / Group] += In[I];
 
+  const std::string Reduce = reduceSource();
+  ASSERT_FALSE(Reduce.empty());
   auto Generic = finalizeText(Reduce);
   ASSERT_TRUE(bool(Generic)) << llvm::toString(Generic.takeError());
   EXPECT_EQ(reduce(*Generic, In, Group), Want);
@@ -146,7 +100,9 @@ TEST(FixedShapeTest, AWholeFixedShapeLeavesNoCodeForPartialWaves) {
   // than the shape at the grid's edge, or a shape that is not whole waves)
   // through the masked body, out of line.
   const std::string MaskedCall = ".simd" + std::to_string(W) + "(";
-  const DumpedFinalization Generic = dumpFinalization(Reduce, W);
+  const std::string Reduce = reduceSource();
+  ASSERT_FALSE(Reduce.empty());
+  const DumpedFinalization Generic = dumpFinalization(Reduce.c_str(), W);
   ASSERT_FALSE(Generic.Ir.empty());
   EXPECT_NE(Generic.Ir.find(MaskedCall), std::string::npos)
       << "the generic code has no masked body:\n"
@@ -155,7 +111,7 @@ TEST(FixedShapeTest, AWholeFixedShapeLeavesNoCodeForPartialWaves) {
       << Generic.Report;
   // Fixed at 64x1x1 with whole groups: every row is whole waves.
   const DumpedFinalization Fixed =
-      dumpFinalization(Reduce, W, fixedShape(64, true));
+      dumpFinalization(Reduce.c_str(), W, fixedShape(64, true));
   ASSERT_FALSE(Fixed.Ir.empty());
   EXPECT_EQ(Fixed.Ir.find(MaskedCall), std::string::npos)
       << "the masked body is still called:\n"

@@ -183,6 +183,20 @@ inline std::string optimizedIr(const char *Source, unsigned W) {
   return dumpFinalization(Source, W).Ir;
 }
 
+#ifdef OPENHSA_BENCH_KERNELS_DIR
+/// The HSAIL text of benchmarks/kernels/Name; empty, and a failure, if it
+/// cannot be read.
+inline std::string benchmarkKernel(const char *Name) {
+  auto Buf = llvm::MemoryBuffer::getFile(
+      std::string(OPENHSA_BENCH_KERNELS_DIR) + "/" + Name);
+  if (!Buf) {
+    ADD_FAILURE() << "cannot read " << Name;
+    return "";
+  }
+  return (*Buf)->getBuffer().str();
+}
+#endif
+
 /// Like finalizeText, for a program of several modules (each its own
 /// text); P.Brig holds the first module.
 inline llvm::Expected<FinalizedProgram>

@@ -9,6 +9,8 @@
 // VectorizeTest (RegistersAcrossBarriersInEveryForm) and by the benchmarks.
 //
 //===----------------------------------------------------------------------===//
+#include "KernelRunner.h"
+
 #include "brig/BrigModule.h"
 #include "brig/Validator.h"
 #include "brig/asm/Assembler.h"
@@ -182,22 +184,12 @@ TEST(RegisterPromotionTest, UnchangedRegistersRoundALoopAreComputedAgain) {
   EXPECT_EQ(After.Loads, 4u);
 }
 
-std::string benchmarkKernel(const char *Name) {
-  auto Buf = llvm::MemoryBuffer::getFile(
-      std::string(OPENHSA_BENCH_KERNELS_DIR) + "/" + Name);
-  if (!Buf) {
-    ADD_FAILURE() << "cannot read " << Name;
-    return "";
-  }
-  return (*Buf)->getBuffer().str();
-}
-
 /// Benchmark kernel Name lowered, vectorized 16 wide and given its
 /// work-group function; null (and a failure) if any step fails.
 std::unique_ptr<Lowered>
 buildWorkGroupFunctions(const char *Name,
                         std::vector<finalizer::VectorizeStats> &Stats) {
-  auto L = lower(benchmarkKernel(Name));
+  auto L = lower(test::benchmarkKernel(Name));
   if (!L)
     return nullptr;
   if (auto E = finalizer::buildCpuWorkGroupFunctions(*L->M, L->Program, 16, 1,
