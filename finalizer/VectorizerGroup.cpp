@@ -3,6 +3,7 @@
 
 #include "finalizer/Lowering.h"
 
+#include "llvm/Analysis/CFG.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
@@ -12,6 +13,54 @@ namespace openhsa::finalizer::vectorizer {
 //===----------------------------------------------------------------------===//
 // What the waves of a group share
 //===----------------------------------------------------------------------===//
+
+void markLoadsRepeatedAcrossBarriers(Function &F) {
+  // The entry dispatches on the resume argument to each region: the body
+  // (its default) and the code after each barrier; a barrier returns the
+  // region to resume at.
+  auto *Dispatch = dyn_cast<SwitchInst>(F.getEntryBlock().getTerminator());
+  if (!F.getReturnType()->isIntegerTy() || F.arg_size() < 3 || !Dispatch ||
+      Dispatch->getCondition() != F.getArg(2))
+    return;
+  SmallVector<BasicBlock *, 16> Entries{Dispatch->getDefaultDest()};
+  for (auto Case : Dispatch->cases())
+    Entries.push_back(Case.getCaseSuccessor());
+  const size_t N = Entries.size();
+  // Next[R][S]: region R may stop at a barrier that resumes region S.
+  std::vector<std::vector<bool>> Next(N, std::vector<bool>(N, false));
+  for (BasicBlock &BB : F) {
+    auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator());
+    auto *Resume =
+        Ret ? dyn_cast_or_null<ConstantInt>(Ret->getReturnValue()) : nullptr;
+    if (!Resume)
+      continue;
+    auto Case = Dispatch->findCaseValue(Resume);
+    if (Case == Dispatch->case_default())
+      continue; // The end (-1), or no region.
+    const size_t S = Case->getCaseIndex() + 1;
+    for (size_t R = 0; R < N; ++R)
+      if (isPotentiallyReachable(Entries[R], &BB))
+        Next[R][S] = true;
+  }
+  // The regions a group may run again: those on a cycle of Next.
+  for (size_t K = 0; K < N; ++K)
+    for (size_t R = 0; R < N; ++R)
+      if (Next[R][K])
+        for (size_t S = 0; S < N; ++S)
+          if (Next[K][S])
+            Next[R][S] = true;
+  MDNode *Mark = MDNode::get(F.getContext(), {});
+  for (BasicBlock &BB : F) {
+    bool Repeated = false;
+    for (size_t R = 0; R < N && !Repeated; ++R)
+      Repeated = Next[R][R] && isPotentiallyReachable(Entries[R], &BB);
+    if (!Repeated)
+      continue;
+    for (Instruction &I : BB)
+      if (isa<LoadInst>(I))
+        I.setMetadata(RepeatedLoad, Mark);
+  }
+}
 
 bool Vectorizer::computeGroupVarying(Instruction &I) {
   if (isVarying(&I))

@@ -41,6 +41,15 @@ using namespace llvm;
 
 inline Error unsupported(const Twine &Why) { return createStringError(Why); }
 
+/// Marks the loads of resumable body F (before prepare() restructures its
+/// entry's dispatch on the resume point) that it may run again in a later
+/// region: those on a loop whose back-edge goes through a barrier (the
+/// tiled sgemm's tile loads), which LoopInfo does not see, the body
+/// returning at the barrier and resuming where its entry dispatches to.
+/// The mark is metadata RepeatedLoad, which clones keep.
+inline constexpr const char *RepeatedLoad = "openhsa.repeated";
+void markLoadsRepeatedAcrossBarriers(Function &F);
+
 inline bool isQuery(const Function *Callee, const char *Name) {
   return Callee && Callee->getName() == Name;
 }
@@ -179,6 +188,7 @@ private:
   /// past the bound.
   void findRowSkips();
   void emitRowSkips();
+
   struct RowSkip {
     BasicBlock *If, *Join;
     Value *X;

@@ -400,6 +400,14 @@ void Vectorizer::prefetchForLaterGroups(LoadInst &L, Value *First,
           return;
   if (isa<AllocaInst>(Base))
     return;
+  // A load the group runs again and again, in a loop (through barriers or
+  // not), reads the next group's lines once per iteration, all of them
+  // long before that group runs: the tiled sgemm's tile loads prefetched
+  // the next group's whole column of B (finalizer/README.md). Only loads
+  // each work-item makes once per group (the reduction's input) are
+  // prefetched.
+  if (LI.getLoopFor(L.getParent()) || L.getMetadata(RepeatedLoad))
+    return;
   // Lanes read consecutive elements along X: the same load of the group
   // Ahead further along X reads Ahead * (its size along X) elements on,
   // where the address follows the absolute X id (an input split among the

@@ -384,6 +384,7 @@ vectorizeWorkItemBody(llvm::Function &S, unsigned W,
                       const WorkItemStateLayout &State, VectorizeStats *Stats,
                       WaveLayout Layout) {
   llvm::Function *V = cloneWithMask(S, W);
+  markLoadsRepeatedAcrossBarriers(*V);
   RegisterFileLayout File;
   prepare(*V,
           [&] { File.Unknown = !readAfterWritten(*V, File.ReadAfterWritten); });

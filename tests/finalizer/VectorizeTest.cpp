@@ -1016,6 +1016,13 @@ TEST(VectorizeTest, BarrierKernelsPrefetchTheNextGroupsInput) {
         << "group memory is prefetched";
     EXPECT_EQ(optimizedIr(BoundedAdd, W).find(Prefetch), std::string::npos)
         << "a kernel without barriers prefetches";
+    // Loads the group makes again and again (the tile loads, in a loop
+    // whose back-edge goes through the second barrier) would prefetch the
+    // next group's whole column of B, long before it runs.
+    const std::string Tiled = benchmarkKernel("sgemm_tiled.hsail");
+    ASSERT_FALSE(Tiled.empty());
+    EXPECT_EQ(optimizedIr(Tiled.c_str(), W).find(Prefetch), std::string::npos)
+        << "loads in a loop through barriers are prefetched";
   }
   ScopedEnv Off("OPENHSA_PREFETCH_GROUPS", "0");
   EXPECT_EQ(optimizedIr(Reduce, W).find(Prefetch), std::string::npos)
