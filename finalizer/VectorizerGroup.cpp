@@ -3,7 +3,6 @@
 
 #include "finalizer/Lowering.h"
 
-#include "llvm/Analysis/CFG.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
@@ -26,6 +25,16 @@ void markLoadsRepeatedAcrossBarriers(Function &F) {
   for (auto Case : Dispatch->cases())
     Entries.push_back(Case.getCaseSuccessor());
   const size_t N = Entries.size();
+  // The blocks each region may run (a region ends at the returns).
+  std::vector<SmallPtrSet<BasicBlock *, 32>> Runs(N);
+  for (size_t R = 0; R < N; ++R) {
+    SmallVector<BasicBlock *, 32> Work{Entries[R]};
+    while (!Work.empty()) {
+      BasicBlock *BB = Work.pop_back_val();
+      if (Runs[R].insert(BB).second)
+        append_range(Work, successors(BB));
+    }
+  }
   // Next[R][S]: region R may stop at a barrier that resumes region S.
   std::vector<std::vector<bool>> Next(N, std::vector<bool>(N, false));
   for (BasicBlock &BB : F) {
@@ -37,10 +46,9 @@ void markLoadsRepeatedAcrossBarriers(Function &F) {
     auto Case = Dispatch->findCaseValue(Resume);
     if (Case == Dispatch->case_default())
       continue; // The end (-1), or no region.
-    const size_t S = Case->getCaseIndex() + 1;
     for (size_t R = 0; R < N; ++R)
-      if (isPotentiallyReachable(Entries[R], &BB))
-        Next[R][S] = true;
+      if (Runs[R].contains(&BB))
+        Next[R][Case->getCaseIndex() + 1] = true;
   }
   // The regions a group may run again: those on a cycle of Next.
   for (size_t K = 0; K < N; ++K)
@@ -50,16 +58,12 @@ void markLoadsRepeatedAcrossBarriers(Function &F) {
           if (Next[K][S])
             Next[R][S] = true;
   MDNode *Mark = MDNode::get(F.getContext(), {});
-  for (BasicBlock &BB : F) {
-    bool Repeated = false;
-    for (size_t R = 0; R < N && !Repeated; ++R)
-      Repeated = Next[R][R] && isPotentiallyReachable(Entries[R], &BB);
-    if (!Repeated)
-      continue;
-    for (Instruction &I : BB)
-      if (isa<LoadInst>(I))
-        I.setMetadata(RepeatedLoad, Mark);
-  }
+  for (size_t R = 0; R < N; ++R)
+    if (Next[R][R])
+      for (BasicBlock *BB : Runs[R])
+        for (Instruction &I : *BB)
+          if (isa<LoadInst>(I))
+            I.setMetadata(RepeatedLoad, Mark);
 }
 
 bool Vectorizer::computeGroupVarying(Instruction &I) {
