@@ -116,8 +116,11 @@ llvm::Expected<CodeObject> finalizeForGpu(const FinalizeRequest &Request,
   CO.MachineModel = Request.MachineModel;
   CO.Profile = Request.Profile;
   CO.DefaultFloatRounding = Request.DefaultFloatRounding;
-  for (LoweredKernel &K : Lowered->Kernels)
+  for (LoweredKernel &K : Lowered->Kernels) {
+    if (auto Err = applyDirectives(Request.Directives, K.Symbol))
+      return Err;
     CO.Kernels.push_back(K.Symbol);
+  }
   CO.Variables = Lowered->Variables;
   CO.IndirectFunctions = Lowered->IndirectFunctions;
   CO.Object.assign(Ptx->begin(), Ptx->end());

@@ -188,7 +188,6 @@ private:
   /// past the bound.
   void findRowSkips();
   void emitRowSkips();
-
   struct RowSkip {
     BasicBlock *If, *Join;
     Value *X;

@@ -23,7 +23,8 @@ using namespace openhsa;
 namespace {
 
 llvm::Expected<finalizer::CodeObject>
-finalizeForGpu(const std::string &Src, uint8_t Profile = 1 /* FULL */) {
+finalizeForGpu(const std::string &Src, uint8_t Profile = 1 /* FULL */,
+               const finalizer::ControlDirectives &Directives = {}) {
   auto Brig = brig::assembler::assembleHsail(Src);
   if (!Brig)
     return Brig.takeError();
@@ -36,6 +37,7 @@ finalizeForGpu(const std::string &Src, uint8_t Profile = 1 /* FULL */) {
   R.Modules.push_back(std::move(*M));
   R.IsaName = finalizer::gpuIsaName(90);
   R.Profile = Profile;
+  R.Directives = Directives;
   return finalizer::finalize(R);
 }
 
@@ -109,6 +111,28 @@ TEST(GpuCodegenTest, KernelBecomesAPtxEntryWithBarriersAndSharedMemory) {
   auto Back = finalizer::CodeObject::deserialize(CO->serialize());
   ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
   EXPECT_EQ(ptxOf(*Back), Ptx);
+}
+
+// The directives given to the finalizer constrain GPU kernels' dispatches
+// as the CPU's (PRM 13.4), and must agree with the kernel's own.
+TEST(GpuCodegenTest, FinalizerDirectivesAreRecordedAndChecked) {
+  finalizer::ControlDirectives D;
+  D.ControlDirectivesMask = (uint64_t(1) << 8) | (uint64_t(1) << 9);
+  D.RequiredWorkgroupSize[0] = 64;
+  D.RequiredWorkgroupSize[1] = D.RequiredWorkgroupSize[2] = 1;
+  auto CO = finalizeForGpu(Reduce, 1, D);
+  ASSERT_TRUE(bool(CO)) << llvm::toString(CO.takeError());
+  ASSERT_EQ(CO->Kernels.size(), 1u);
+  EXPECT_EQ(CO->Kernels[0].RequiredWorkgroupSize[0], 64u);
+  EXPECT_EQ(CO->Kernels[0].RequiredWorkgroupSize[1], 1u);
+  EXPECT_TRUE(CO->Kernels[0].RequireNoPartialWorkgroups);
+  // A kernel that requires another shape.
+  std::string Other = Reduce;
+  Other.insert(Other.find("{\n") + 2, "\trequiredworkgroupsize 128, 1, 1;\n");
+  auto Conflict = finalizeForGpu(Other, 1, D);
+  ASSERT_FALSE(bool(Conflict));
+  EXPECT_NE(llvm::toString(Conflict.takeError()).find("requiredworkgroupsize"),
+            std::string::npos);
 }
 
 TEST(GpuCodegenTest, CrossLaneOperationsUseWarpVotesAndShuffles) {
