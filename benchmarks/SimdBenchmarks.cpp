@@ -109,7 +109,9 @@ std::vector<uint32_t> randomU32(size_t N, uint32_t Hi, unsigned Seed) {
 }
 
 // Each case holds one kernel's data: hsail() dispatches the finalized
-// kernel, native() runs the twin, check() compares their outputs.
+// kernel in groups of Shape (WholeGroups: its grid is a multiple of it;
+// Finalize::FixedShape tells the finalizer both), native() runs the twin,
+// check() compares their outputs.
 
 constexpr uint32_t VectorN = 1u << 24;
 
@@ -129,8 +131,7 @@ struct VectorAddCase {
       uint32_t N;
     } Args{A.data(), B.data(), CH.data(), VectorN};
     const uint32_t Grid[3] = {VectorN, 1, 1};
-    const uint16_t Group[3] = {256, 1, 1};
-    dispatchAndWait(F, K, &Args, 1, Grid, Group);
+    dispatchAndWait(F, K, &Args, 1, Grid, Shape);
   }
   void native() { simd::vectorAdd(A.data(), B.data(), CN.data(), VectorN); }
   void check(const char *How) {
@@ -155,8 +156,7 @@ struct SaxpyCase {
       uint32_t N;
     } Args{X.data(), Y.data(), OH.data(), Alpha, VectorN};
     const uint32_t Grid[3] = {VectorN, 1, 1};
-    const uint16_t Group[3] = {256, 1, 1};
-    dispatchAndWait(F, K, &Args, 1, Grid, Group);
+    dispatchAndWait(F, K, &Args, 1, Grid, Shape);
   }
   void native() { simd::saxpy(X.data(), Y.data(), ON.data(), Alpha, VectorN); }
   void check(const char *How) {
@@ -184,8 +184,7 @@ template <bool Tiled> struct SgemmCase {
       uint32_t N;
     } Args{A.data(), B.data(), CH.data(), GemmN};
     const uint32_t Grid[3] = {GemmN, GemmN, 1};
-    const uint16_t Group[3] = {16, 16, 1};
-    dispatchAndWait(F, K, &Args, 2, Grid, Group);
+    dispatchAndWait(F, K, &Args, 2, Grid, Shape);
   }
   void native() {
     (Tiled ? simd::sgemmTiled : simd::sgemmNaive)(A.data(), B.data(), CN.data(),
@@ -213,7 +212,7 @@ struct ReductionCase {
   static constexpr uint16_t Shape[3] = {256, 1, 1};
   static constexpr bool WholeGroups = true;
   static constexpr const char *File = "reduction.hsail", *Symbol = "&reduce";
-  static constexpr uint32_t Group = 256, Groups = VectorN / Group;
+  static constexpr uint32_t Group = Shape[0], Groups = VectorN / Group;
   // Multiples of 1/4 below 4: every partial sum of either version is
   // exact in float, so the totals agree whatever the summation order.
   std::vector<float> In = [] {
@@ -232,8 +231,7 @@ struct ReductionCase {
       uint32_t N;
     } Args{In.data(), Partial.data(), VectorN};
     const uint32_t Grid[3] = {VectorN, 1, 1};
-    const uint16_t G[3] = {Group, 1, 1};
-    dispatchAndWait(F, K, &Args, 1, Grid, G);
+    dispatchAndWait(F, K, &Args, 1, Grid, Shape);
     double S = 0; // The second pass: the host sums the partial sums.
     for (float P : Partial)
       S += P;
@@ -276,8 +274,7 @@ struct MandelbrotCase {
       float X0, Y0, Step;
     } Args{OH.data(), W, H, Iter, X0, Y0, Step};
     const uint32_t Grid[3] = {W, H, 1};
-    const uint16_t Group[3] = {16, 16, 1};
-    dispatchAndWait(F, K, &Args, 2, Grid, Group);
+    dispatchAndWait(F, K, &Args, 2, Grid, Shape);
   }
   void native() { simd::mandelbrot(ON.data(), W, H, Iter, X0, Y0, Step); }
   void check(const char *How) {
@@ -302,7 +299,7 @@ struct NbodyCase {
                      VH = std::vector<float>(size_t(N) * 4),
                      PN = std::vector<float>(size_t(N) * 4),
                      VN = std::vector<float>(size_t(N) * 4);
-  uint16_t Group[3] = {256, 1, 1}; // NbodyGroups64Case: another shape.
+  uint16_t Group[3] = {Shape[0], Shape[1], Shape[2]}; // Others: below.
   void hsail(DispatchFixture &F, uint64_t K) {
     struct {
       const float *Pos, *Vel;
@@ -330,7 +327,7 @@ struct StencilCase {
   std::vector<float> In = randomFloats(size_t(W) * H, 0, 1, 9),
                      OH = std::vector<float>(size_t(W) * H),
                      ON = std::vector<float>(size_t(W) * H);
-  uint16_t Group[3] = {16, 16, 1}; // StencilRowsCase: another shape.
+  uint16_t Group[3] = {Shape[0], Shape[1], Shape[2]}; // Others: below.
   void hsail(DispatchFixture &F, uint64_t K) {
     struct {
       const float *In;
@@ -372,8 +369,7 @@ struct HistogramCase {
       uint32_t N;
     } Args{In.data(), BH.data(), VectorN};
     const uint32_t Grid[3] = {VectorN, 1, 1};
-    const uint16_t Group[3] = {256, 1, 1};
-    dispatchAndWait(F, K, &Args, 1, Grid, Group);
+    dispatchAndWait(F, K, &Args, 1, Grid, Shape);
   }
   void native() { simd::histogram(In.data(), VectorN, BN.data()); }
   // The per-thread histograms reference (BM_HistogramNativePrivate).
@@ -410,8 +406,7 @@ struct BinarySearchCase {
       uint32_t TableN, N;
     } Args{Table.data(), Keys.data(), OH.data(), TableN, N};
     const uint32_t Grid[3] = {N, 1, 1};
-    const uint16_t Group[3] = {256, 1, 1};
-    dispatchAndWait(F, K, &Args, 1, Grid, Group);
+    dispatchAndWait(F, K, &Args, 1, Grid, Shape);
   }
   void native() {
     simd::binarySearch(Table.data(), TableN, Keys.data(), ON.data(), N);
