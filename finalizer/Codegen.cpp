@@ -1,5 +1,6 @@
 //===- finalizer/Codegen.cpp - LLVM IR to a host object file --------------===//
 #include "finalizer/Codegen.h"
+#include "finalizer/ForwardVectorStores.h"
 #include "finalizer/IntegerAddresses.h"
 #include "finalizer/UniformConditions.h"
 
@@ -251,6 +252,13 @@ llvm::Expected<std::vector<uint8_t>> compileToObject(llvm::Module &M) {
         [](llvm::LoopPassManager &LPM, llvm::OptimizationLevel Level) {
           LPM.addPass(llvm::LoopFullUnrollPass(Level.getSpeedupLevel(),
                                                /*OnlyWhenForced=*/false));
+        });
+    // Once loops are unrolled: lanes that a group in lockstep exchanges
+    // through group memory go from its stores to its loads in registers
+    // (finalizer/ForwardVectorStores.h).
+    PB.registerScalarOptimizerLateEPCallback(
+        [](llvm::FunctionPassManager &FPM, llvm::OptimizationLevel) {
+          FPM.addPass(ForwardVectorStoresPass());
         });
     // Work-item loops whose bounds check holds for the whole group run a
     // copy without it, which vectorizes without masks.

@@ -5,6 +5,7 @@
 #include "brig/BrigModule.h"
 #include "finalizer/Codegen.h"
 #include "finalizer/FixedGroupShape.h"
+#include "finalizer/LockstepGroups.h"
 #include "finalizer/PromoteRegisterFile.h"
 #include "finalizer/WorkItemVectorizer.h"
 
@@ -1163,10 +1164,11 @@ void keepNullAccesses(llvm::Module &M) {
 
 } // namespace
 
-llvm::Error buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
-                                       unsigned VectorWidth,
-                                       unsigned WavefrontSize,
-                                       std::vector<VectorizeStats> *Stats) {
+llvm::Error
+buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
+                           unsigned VectorWidth, unsigned WavefrontSize,
+                           std::vector<VectorizeStats> *Stats,
+                           std::vector<std::string> *LockstepRefused) {
   if (Stats)
     Stats->assign(Program.Kernels.size(), VectorizeStats{});
   keepNullAccesses(M); // Before the vectorizer simplifies the bodies.
@@ -1178,6 +1180,7 @@ llvm::Error buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
   // Vectorize while the queries are still calls the vectorizer recognizes.
   std::vector<llvm::Function *> VecBodies, FlatBodies;
   std::vector<uint64_t> GroupFileOffsets;
+  llvm::Error Refusal = llvm::Error::success(); // The last lockstep refused.
   const llvm::DataLayout &DL = M.getDataLayout();
   const llvm::StructLayout *SL =
       DL.getStructLayout(workItemType(M.getContext()));
@@ -1191,7 +1194,11 @@ llvm::Error buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
     // HSAIL's wavefronts, whose width the lowering used: vectorized, or not
     // at all (work-items run one at a time are no wavefront).
     const bool Waves = WavefrontSize > 1 && usesWavefronts(*K.Body);
-    unsigned W = Waves         ? WavefrontSize
+    // A lockstep group is one vector (LockstepGroups.h): the shape is fixed.
+    const unsigned Lockstep =
+        K.Lockstep ? fixedGroupShape(K.Symbol).Size[0] : 0;
+    unsigned W = Lockstep      ? Lockstep
+                 : Waves       ? WavefrontSize
                  : VectorWidth ? VectorWidth
                                : kernelVectorWidth(*K.Body);
     VectorizeStats KStats;
@@ -1226,10 +1233,17 @@ llvm::Error buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
                                             : State.GroupRegisterFileOffset);
       GroupFileOffset = State.GroupRegisterFileOffset;
     };
+    // Where lockstep groups would not pay, the caller lowers again.
+    const std::string LockstepLoss =
+        Lockstep
+            ? whyLockstepLoopsStay(K, Lockstep / kernelVectorWidth(*K.Body))
+            : "";
     if (W <= 1)
       K.Symbol.ScalarReason = "vectorization is off";
     else if (K.Scheduled)
       K.Symbol.ScalarReason = "work-items wait at fbarriers";
+    else if (!LockstepLoss.empty())
+      K.Symbol.ScalarReason = LockstepLoss;
     else
       Vectorize();
     // Gathers in a loop that lanes leave at different iterations (a
@@ -1238,7 +1252,20 @@ llvm::Error buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
     // hand-written search keeps four key vectors; binary search on the
     // 16-core Xeon: 13.4 ms at 32 lanes, 10.1-11.5 at 64, the twin 8.8).
     // Only where the width is the finalizer's choice.
-    if (V && !Waves && !VectorWidth && KStats.LoopGathers && W < 64) {
+    if (Lockstep && !V) {
+      if (LockstepRefused)
+        LockstepRefused->push_back(K.Symbol.Name);
+      Refusal = brig::makeBrigError(
+          K.Module, "hsa_code", K.Offset,
+          "kernel '" + K.Symbol.Name +
+              "' cannot run as a lockstep group: " + K.Symbol.ScalarReason);
+      VecBodies.push_back(nullptr);
+      FlatBodies.push_back(nullptr);
+      GroupFileOffsets.push_back(0);
+      continue;
+    }
+    if (V && !Waves && !Lockstep && !VectorWidth && KStats.LoopGathers &&
+        W < 64) {
       V->eraseFromParent();
       V = nullptr;
       W = std::min(64u, W * 4);
@@ -1267,14 +1294,17 @@ llvm::Error buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
     // no group memory, no wavefront of HSAIL's) may run in slices of their
     // group on different threads (abi/CpuDispatchContext.h), whole waves
     // each.
-    K.Symbol.SliceStep = !K.UsesBarrier && !Waves && !mayUseGroupMemory(*K.Body)
-                             ? K.Symbol.VectorWidth
-                             : 0;
+    K.Symbol.SliceStep =
+        !K.UsesBarrier && !K.Lockstep && !Waves && !mayUseGroupMemory(*K.Body)
+            ? K.Symbol.VectorWidth
+            : 0;
     K.Symbol.GroupRuns = K.Symbol.SliceStep > 1 && runsStraightThrough(*K.Body);
     VecBodies.push_back(V);
     FlatBodies.push_back(Flat);
     GroupFileOffsets.push_back(GroupFileOffset);
   }
+  if (Refusal)
+    return Refusal;
   defineQueries(M);
   for (size_t I = 0; I < Program.Kernels.size(); ++I)
     Program.Kernels[I].Symbol.EntrySymbol =

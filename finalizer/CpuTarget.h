@@ -28,11 +28,16 @@ namespace openhsa::finalizer {
 /// WavefrontSize work-items (the width the program was lowered for, PRM
 /// 2.6), vectorized at that width; one that cannot be is an error. Stats,
 /// if given, receives per kernel what the vectorizer made of its memory
-/// accesses (all zero for kernels left scalar).
+/// accesses (all zero for kernels left scalar). Kernels lowered for
+/// lockstep groups (LoweredKernel::Lockstep) are vectorized at their
+/// group's width where that pays (LockstepGroups.h); the names of those
+/// for which it would not are added to LockstepRefused, and the error says
+/// why: the caller then lowers the program again without them.
 llvm::Error
 buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
                            unsigned VectorWidth, unsigned WavefrontSize,
-                           std::vector<VectorizeStats> *Stats = nullptr);
+                           std::vector<VectorizeStats> *Stats = nullptr,
+                           std::vector<std::string> *LockstepRefused = nullptr);
 
 } // namespace openhsa::finalizer
 

@@ -132,6 +132,7 @@ std::string keyOf(const FinalizeRequest &R) {
   K.env("OPENHSA_VECTOR_WIDTH");
   K.env("OPENHSA_PROMOTE_REGISTERS");
   K.env("OPENHSA_PREFETCH_GROUPS");
+  K.env("OPENHSA_LOCKSTEP_GROUPS");
   K.str(R.IsaName);
   K.num(R.MachineModel);
   K.num(R.Profile);

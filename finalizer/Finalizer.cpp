@@ -6,6 +6,7 @@
 #include "finalizer/FixedGroupShape.h"
 #include "finalizer/FloatEmitter.h"
 #include "finalizer/GpuTarget.h"
+#include "finalizer/LockstepGroups.h"
 #include "finalizer/Lowering.h"
 #include "finalizer/WorkItemVectorizer.h"
 
@@ -187,14 +188,10 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
   if (std::optional<unsigned> Sm = gpuIsaVersion(Request.IsaName))
     return finalizeForGpu(Request, *Sm);
   llvm::LLVMContext Context;
-  auto M = std::make_unique<llvm::Module>("hsail-program", Context);
+  std::unique_ptr<llvm::Module> M;
   // Lowering is target-neutral except where the target's instructions
   // already have HSAIL's semantics (FloatEmitter's NaN propagation).
-  M->setTargetTriple(hostTarget().Triple);
   const bool HardwareFtz = flushesInHardware(Request);
-  if (HardwareFtz)
-    M->addModuleFlag(llvm::Module::Override,
-                     detail::FloatEmitter::NativeFtz32Flag, 1);
   unsigned Width = Request.VectorWidth; // 0: each kernel's own.
   if (Width == 0 && !vectorizationEnabled())
     Width = 1;
@@ -204,18 +201,62 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
   Options.DetectExceptions = Request.Directives.DetectExceptions;
   Options.DefaultRoundsToZero = Request.ProgramFloatRounding == 1 /* ZERO */;
   Options.WavefrontSize = Width ? Width : hostVectorWidth();
-  auto Lowered = lowerProgram(Request.Modules, *M, Options);
+  // Lowers the program into a fresh module, the directives applied: before
+  // the work-group functions, a group shape the directives fix is a
+  // constant there (FixedGroupShape.h).
+  auto Lower = [&]() -> llvm::Expected<LoweredProgram> {
+    M = std::make_unique<llvm::Module>("hsail-program", Context);
+    M->setTargetTriple(hostTarget().Triple);
+    if (HardwareFtz)
+      M->addModuleFlag(llvm::Module::Override,
+                       detail::FloatEmitter::NativeFtz32Flag, 1);
+    auto Lowered = lowerProgram(Request.Modules, *M, Options);
+    if (!Lowered)
+      return Lowered.takeError();
+    for (LoweredKernel &K : Lowered->Kernels)
+      if (auto Err = applyDirectives(Request.Directives, K.Symbol))
+        return Err;
+    return Lowered;
+  };
+  auto Lowered = Lower();
   if (!Lowered)
     return Lowered.takeError();
-  // Before the work-group functions: a group shape the directives fix is
-  // a constant there (FixedGroupShape.h).
-  for (LoweredKernel &K : Lowered->Kernels)
-    if (auto Err = applyDirectives(Request.Directives, K.Symbol))
-      return Err;
   std::vector<VectorizeStats> Stats;
-  if (auto Err = buildCpuWorkGroupFunctions(*M, *Lowered, Width,
-                                            Options.WavefrontSize, &Stats))
-    return Err;
+  // Kernels whose groups can run as one vector in lockstep are lowered
+  // again for it (LockstepGroups.h).
+  for (const LoweredKernel &K : Lowered->Kernels)
+    if (lockstepGroupWidth(K, Width))
+      Options.LockstepKernels.push_back(K.Symbol.Name);
+  // A lockstep kernel that would not pay is lowered again as usual.
+  bool Built = false;
+  while (!Built && !Options.LockstepKernels.empty()) {
+    auto Lockstep = Lower();
+    if (!Lockstep)
+      return Lockstep.takeError();
+    std::vector<std::string> Refused;
+    llvm::Error Err = buildCpuWorkGroupFunctions(
+        *M, *Lockstep, Width, Options.WavefrontSize, &Stats, &Refused);
+    if (!Err) {
+      Lowered = std::move(Lockstep);
+      Built = true;
+      break;
+    }
+    if (Refused.empty())
+      return Err;
+    llvm::consumeError(std::move(Err));
+    llvm::erase_if(Options.LockstepKernels, [&](const std::string &Name) {
+      return llvm::is_contained(Refused, Name);
+    });
+    if (Options.LockstepKernels.empty()) {
+      Lowered = Lower();
+      if (!Lowered)
+        return Lowered.takeError();
+    }
+  }
+  if (!Built)
+    if (auto Err = buildCpuWorkGroupFunctions(*M, *Lowered, Width,
+                                              Options.WavefrontSize, &Stats))
+      return Err;
   if (std::getenv("OPENHSA_DUMP_IR")) {
     std::string Report;
     for (size_t I = 0; I < Lowered->Kernels.size(); ++I) {
@@ -226,6 +267,8 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
                                    " work-items at once; memory accesses: " +
                                    describe(Stats[I])
                              : "scalar work-item loops: " + S.ScalarReason);
+      if (Lowered->Kernels[I].Lockstep)
+        Report += "; the group in lockstep";
       if (FixedGroupShape Shape = fixedGroupShape(S); Shape.fixed())
         Report += "; group shape fixed: " + Shape.describe();
       Report += "\n";

@@ -60,7 +60,8 @@ void foldFixedGroupQueries(llvm::Function &F, const FixedGroupShape &Shape) {
     // As the queries' own definitions: a dimension past 2 reads 0's.
     const unsigned D = Dim->getZExtValue() < 3 ? Dim->getZExtValue() : 0;
     const llvm::StringRef Name = Callee->getName();
-    if (Name == query::WorkGroupSize)
+    if (Name == query::WorkGroupSize ||
+        (Name == query::CurrentWorkGroupSize && Shape.Whole[D]))
       Folds.push_back({CI, Shape.Size[D]});
     else if (GridFixed && Name == query::GridSize)
       Folds.push_back({CI, Shape.Grid[D]});

@@ -47,7 +47,8 @@ struct FixedGroupShape {
 /// those given to the finalizer, merged) fix.
 FixedGroupShape fixedGroupShape(const KernelSymbol &Symbol);
 
-/// Replaces F's queries of the work-group size (workgroupsize) and, where
+/// Replaces F's queries of the work-group size (workgroupsize, and
+/// currentworkgroupsize along dimensions where groups are whole) and, where
 /// fixed, of the grid size (gridsize) with Shape's constants. F must be a
 /// function only the kernel of Shape runs (its body or a copy of it): a
 /// function that other kernels call too may run in other shapes.

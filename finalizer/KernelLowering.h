@@ -225,6 +225,8 @@ private:
   std::map<std::pair<unsigned, unsigned>, RegisterSlot> Registers;
   // Kernels with barriers run as resumable regions (see run()).
   bool SplitAtBarriers = false;
+  // Or their groups run in lockstep: barriers are query::Barrier calls.
+  bool Lockstep = false;
   Value *RegisterFile = nullptr;
   uint64_t RegisterFileOffset = 0, RegisterFileSize = 0;
   llvm::SmallVector<llvm::BasicBlock *, 4> Resumes;
@@ -295,6 +297,10 @@ public:
         DefaultRoundsToZero(Options.DefaultRoundsToZero), Options(Options) {}
   /// Barriers are calls to query::Barrier (LoweringOptions).
   bool nativeBarriers() const { return Options.NativeBarriers; }
+  /// Kernel Name's groups run in lockstep (LoweringOptions::LockstepKernels).
+  bool lockstepKernel(llvm::StringRef Name) const {
+    return llvm::is_contained(Options.LockstepKernels, Name);
+  }
   bool hostRuntimeHelpers() const { return Options.HostRuntimeHelpers; }
   /// The sync scope of an HSAIL memory scope (LoweringOptions::
   /// ScopedAtomics).

@@ -642,6 +642,7 @@ llvm::Error KernelLowering::emitCall(EntryRef<BrigInstBase> I, FunctionDef &D,
   Sub.Kernarg = Kernarg;
   Sub.WorkItem = WorkItem;
   Sub.SplitAtBarriers = SplitAtBarriers;
+  Sub.Lockstep = Lockstep;
   Sub.RegisterFile = RegisterFile;
   Sub.RegisterFileOffset = RegisterFileOffset;
   Sub.RegisterFileSize = RegisterFileSize;

@@ -19,7 +19,7 @@ KernelLowering::tryControl(EntryRef<BrigInstBase> I) {
       return nativeBarrier(query::WaveBarrier);
     return llvm::Error::success(); // Wavefronts of one work-item.
   case BRIG_OPCODE_BARRIER: {
-    if (P.nativeBarriers())
+    if (P.nativeBarriers() || Lockstep)
       return nativeBarrier(query::Barrier);
     // End this region; the next starts after the barrier (see run()).
     auto *Resume = llvm::BasicBlock::Create(Ctx, "barrier");

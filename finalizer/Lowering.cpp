@@ -293,12 +293,15 @@ llvm::Expected<LoweredKernel> KernelLowering::run() {
   // kernel whose work-items wait on fbarriers resumes each work-item where
   // it stopped instead (LowerFbarrier.cpp).
   CallSummary Calls = P.summarize(B, K);
-  SplitAtBarriers = Calls.Waits && !P.nativeBarriers();
+  Lockstep = Calls.Waits && !Calls.WaitsOnFbarrier && !P.nativeBarriers() &&
+             P.lockstepKernel(Name);
+  SplitAtBarriers = Calls.Waits && !P.nativeBarriers() && !Lockstep;
   // Where work-items run concurrently (native barriers), a wait at an
   // fbarrier spins in place instead (LowerFbarrier.cpp).
   Scheduled = Calls.WaitsOnFbarrier && !P.nativeBarriers();
   Result.UsesBarrier = SplitAtBarriers;
   Result.Scheduled = Scheduled;
+  Result.Lockstep = Lockstep;
 
   auto *PtrTy = llvm::PointerType::get(Ctx, 0);
   auto *I32 = llvm::Type::getInt32Ty(Ctx);

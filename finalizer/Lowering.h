@@ -30,6 +30,9 @@ struct LoweredKernel {
   std::string Module;
   uint32_t Offset = 0;
   bool UsesBarrier = false;
+  /// Lowered for lockstep groups (LoweringOptions::LockstepKernels): Body
+  /// is not resumable; its barriers are calls to query::Barrier.
+  bool Lockstep = false;
   /// A resumable kernel's barriers: Body resumes after barrier k (1 to
   /// Barriers) when its resume argument is k, and at its start with 0.
   unsigned Barriers = 0;
@@ -99,8 +102,8 @@ inline constexpr const char *Clock = "openhsa.clock"; // (wi) -> i64
 inline constexpr const char *Trap = "openhsa.trap";
 inline constexpr const char *MaxComputeUnitId =
     "openhsa.maxcuid"; // (wi) -> i32
-// With LoweringOptions::NativeBarriers: the work-group barrier and the
-// wavefront barrier (convergent).
+// With LoweringOptions::NativeBarriers (and in LockstepKernels): the
+// work-group barrier and the wavefront barrier (convergent).
 inline constexpr const char *Barrier = "openhsa.barrier";         // (wi)
 inline constexpr const char *WaveBarrier = "openhsa.wavebarrier"; // (wi)
 // With LoweringOptions::WavefrontSize > 1 (PRM 9.4): the active lanes of
@@ -144,6 +147,12 @@ struct LoweringOptions {
   /// the host's). Otherwise every scope is performed as system scope
   /// (x86 would drop a fence of a narrower scope).
   bool ScopedAtomics = false;
+  /// Kernels (by name, with the '&') whose work-groups the target runs as
+  /// one vector of work-items in lockstep (the CPU's lockstep groups,
+  /// finalizer/LockstepGroups.h): their barriers stay calls to
+  /// query::Barrier, which lanes in lockstep meet by construction, instead
+  /// of ending regions. Only kernels that wait on no fbarrier.
+  std::vector<std::string> LockstepKernels;
 };
 
 /// Lowers every kernel defined in Modules into M (see LoweringOptions).

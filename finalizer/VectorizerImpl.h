@@ -289,6 +289,9 @@ private:
   PostDominatorTree PDT;
   LoopInfo LI;
   std::vector<BasicBlock *> RPO;
+  /// The body has group barriers: the wave is its whole group, in lockstep
+  /// (LockstepGroups.h).
+  bool LockstepGroup = false;
 
   DenseSet<const Value *> Varying;
   DenseSet<const Instruction *> KeepScalar; // Varying, but the scalar stays.

@@ -217,14 +217,41 @@ std::array<Value *, 3> &Vectorizer::flatIds() {
   return FlatIds;
 }
 
+/// Asks LLVM to unroll loop L fully where its trip count is a constant.
+static void askFullUnroll(Loop &L) {
+  BasicBlock *Latch = L.getLoopLatch();
+  if (!Latch || Latch->getTerminator()->getMetadata(LLVMContext::MD_loop))
+    return;
+  LLVMContext &C = Latch->getContext();
+  MDNode *Self = MDNode::getDistinct(C, {});
+  MDNode *Full = MDNode::get(C, MDString::get(C, "llvm.loop.unroll.full"));
+  MDNode *Id = MDNode::getDistinct(C, {Self, Full});
+  Id->replaceOperandWith(0, Id);
+  Latch->getTerminator()->setMetadata(LLVMContext::MD_loop, Id);
+}
+
 void Vectorizer::lowerUniformWaveQueries() {
+  // Loops with group barriers (the group in lockstep, LockstepGroups.h):
+  // a tree's halving loop, a scan's doubling loop. With the group's shape
+  // constant their trip counts are constants too; unrolled, the offsets at
+  // which lanes exchange values through group memory are constants, which
+  // lets those values stay in registers (ForwardVectorStores.h). LLVM's
+  // own cost model declines: it prices a group-wide vector operation as
+  // the 16 it becomes.
+  DominatorTree Dom(F);
+  LoopInfo Loops(Dom);
   for (Instruction &I : make_early_inc_range(instructions(F))) {
     auto *CI = dyn_cast<CallInst>(&I);
     if (!CI)
       continue;
-    if (isQuery(CI->getCalledFunction(), query::WaveBarrier)) {
+    if (isQuery(CI->getCalledFunction(), query::WaveBarrier) ||
+        isQuery(CI->getCalledFunction(), query::Barrier)) {
       // The lanes run in lockstep: every access before it is done for all
-      // of them before any access after it.
+      // of them before any access after it. A body with group barriers is
+      // vectorized only as a whole group in lockstep (LockstepGroups.h).
+      if (isQuery(CI->getCalledFunction(), query::Barrier))
+        if (Loop *L = Loops.getLoopFor(CI->getParent()))
+          askFullUnroll(*L);
       CI->eraseFromParent();
     } else if (isQuery(CI->getCalledFunction(), query::WaveBallot)) {
       // The lanes that reach this block and whose bit is set, lane L at
@@ -385,9 +412,10 @@ Error Vectorizer::widenCall(CallInst &CI, IRBuilder<> &B) {
 
 void Vectorizer::prefetchForLaterGroups(LoadInst &L, Value *First,
                                         IRBuilder<> &B) {
-  // A resumable body (a kernel with barriers) returns where it stopped.
+  // A resumable body (a kernel with barriers) returns where it stopped; a
+  // group in lockstep runs its barriers' regions one after the other too.
   const unsigned Ahead = prefetchGroupsAhead();
-  if (!Ahead || !F.getReturnType()->isIntegerTy())
+  if (!Ahead || (!F.getReturnType()->isIntegerTy() && !LockstepGroup))
     return;
   // The scalar body's address, as consecutiveHolds looks at it.
   const Value *Base = getUnderlyingObject(L.getPointerOperand(), 0);
@@ -423,8 +451,9 @@ void Vectorizer::prefetchForLaterGroups(LoadInst &L, Value *First,
   Value *Distance =
       B.CreateMul(SizeX, B.getInt64(Ahead * DL.getTypeStoreSize(L.getType())));
   Value *Ahead0 = B.CreateGEP(B.getInt8Ty(), First, Distance);
-  // One prefetch per 64-byte line the wave reads (at most 4).
-  for (uint64_t Line = 0; Line < std::min<uint64_t>(Bytes, 256); Line += 64)
+  // One prefetch per 64-byte line the wave reads (at most 16: a lockstep
+  // group's 256 floats).
+  for (uint64_t Line = 0; Line < std::min<uint64_t>(Bytes, 1024); Line += 64)
     B.CreateIntrinsic(Intrinsic::prefetch, {B.getPtrTy()},
                       {B.CreateConstGEP1_64(B.getInt8Ty(), Ahead0, Line),
                        B.getInt32(0), B.getInt32(3), B.getInt32(1)});

@@ -347,6 +347,9 @@ namespace vectorizer {
 Error Vectorizer::run() {
   if (auto E = checkInstructions())
     return E;
+  for (Instruction &I : instructions(F))
+    if (auto *CI = dyn_cast<CallInst>(&I))
+      LockstepGroup |= isQuery(CI->getCalledFunction(), query::Barrier);
   DT.recalculate(F);
   PDT.recalculate(F);
   LI.analyze(DT);

@@ -1,0 +1,65 @@
+//===- finalizer/LockstepGroups.h - Groups run as one vector ---*- C++ -*-===//
+//
+// A kernel with barriers normally runs region by region: every wave of the
+// group runs to the next barrier, then every wave resumes after it, through
+// a state machine whose registers live in memory between regions
+// (CpuTarget.cpp). Where the kernel's control directives fix a small 1-D
+// group shape with whole groups (FixedGroupShape.h), the whole group can
+// instead be one vector of work-items in lockstep: the work-item vectorizer
+// runs at the group's width, and a barrier needs no code at all, since
+// every lane has finished each instruction before any lane starts the next
+// (the PRM's barrier semantics, 6.2 and 9.1, are those of wavebarrier for
+// a wavefront that is the group). The kernel is then an ordinary function:
+// its barrier loops are loops, its registers SSA values, and with the
+// shape's constants LLVM can unroll the loops and keep the values that
+// lanes exchange through group memory in registers
+// (ForwardVectorStores.h).
+//
+// The HSAIL wavefront stays the agent's (WAVESIZE, the cross-lane
+// operations): kernels that use the wavefront are not run this way.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OPENHSA_FINALIZER_LOCKSTEPGROUPS_H
+#define OPENHSA_FINALIZER_LOCKSTEPGROUPS_H
+
+#include "finalizer/Lowering.h"
+
+#include <string>
+
+namespace openhsa::finalizer {
+
+/// The most vectors of the kernel's width a lockstep group spans: 16
+/// vectors of 16 floats on AVX-512 are what the register file holds.
+inline constexpr unsigned LockstepVectorsMax = 16;
+/// Loops with barriers that lockstep groups unroll: at most this many
+/// iterations, and this many of the scalar body's instructions times the
+/// vectors of the group once unrolled (the tree reduction: 8 iterations of
+/// 15, 16 vectors, about 2000).
+inline constexpr unsigned LockstepTripsMax = 32;
+inline constexpr unsigned LockstepUnrolledMax = 16384;
+
+/// The width at which kernel K (lowered as usual, its symbol's directives
+/// applied) runs as a lockstep group, or 0 where it runs region by region.
+/// Width is the vector width the finalizer was asked for (0: its own
+/// choice); lockstep groups only where it chooses.
+unsigned lockstepGroupWidth(const LoweredKernel &K, unsigned Width);
+
+/// Why running kernel K (lowered for lockstep groups, its symbol's
+/// directives applied) as a lockstep group of Vectors vectors would gain
+/// nothing, or an empty string. Each loop with group barriers (which the
+/// vectorizer asks LLVM to unroll in full) must have a constant trip count
+/// once the shape's queries are constants, and must stay small unrolled.
+/// Where one does not, lanes would exchange values through group memory at
+/// offsets that are not constants, each access a vector as wide as the
+/// group with all its parts masked: five times slower than region by
+/// region (the tree reduction on the 2-core EPYC). Asked of a cleaned-up
+/// copy of the scalar body, whose loops scalar evolution can count.
+std::string whyLockstepLoopsStay(const LoweredKernel &K, unsigned Vectors);
+
+/// Whether the finalizer may run groups in lockstep: yes unless
+/// OPENHSA_LOCKSTEP_GROUPS=0 (for comparisons and bisecting).
+bool lockstepGroupsEnabled();
+
+} // namespace openhsa::finalizer
+
+#endif

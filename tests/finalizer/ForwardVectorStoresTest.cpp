@@ -1,0 +1,221 @@
+//===- tests/finalizer/ForwardVectorStoresTest.cpp - Lanes to loads -------===//
+//
+// finalizer/ForwardVectorStores.h on IR written for each rule: a load takes
+// its lanes from the newest store that wrote each of them whole, through
+// masked stores' off lanes to older stores, and stays a load where a lane
+// was not stored, where something in between may have written it, or where
+// a newer store wrote part of it.
+//
+//===----------------------------------------------------------------------===//
+#include "finalizer/ForwardVectorStores.h"
+
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+/// Runs the pass on @f of the module Body declares (after the common
+/// declarations) and returns @f's text afterwards.
+std::string forwarded(const std::string &Body, unsigned *Count = nullptr) {
+  const std::string Text =
+      "declare <4 x float> @llvm.masked.load.v4f32.p0(ptr, i32, <4 x i1>, "
+      "<4 x float>)\n"
+      "declare void @llvm.masked.store.v4f32.p0(<4 x float>, ptr, i32, "
+      "<4 x i1>)\n"
+      "declare void @opaque(ptr)\n" +
+      Body;
+  llvm::LLVMContext C;
+  llvm::SMDiagnostic Err;
+  std::unique_ptr<llvm::Module> M = llvm::parseAssemblyString(Text, Err, C);
+  if (!M) {
+    std::string S;
+    llvm::raw_string_ostream OS(S);
+    Err.print("test", OS);
+    ADD_FAILURE() << S;
+    return "";
+  }
+  llvm::LoopAnalysisManager LAM;
+  llvm::FunctionAnalysisManager FAM;
+  llvm::CGSCCAnalysisManager CGAM;
+  llvm::ModuleAnalysisManager MAM;
+  llvm::PassBuilder PB;
+  PB.registerModuleAnalyses(MAM);
+  PB.registerCGSCCAnalyses(CGAM);
+  PB.registerFunctionAnalyses(FAM);
+  PB.registerLoopAnalyses(LAM);
+  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  llvm::Function *F = M->getFunction("f");
+  const unsigned N = openhsa::finalizer::forwardVectorStores(
+      *F, FAM.getResult<llvm::AAManager>(*F));
+  if (Count)
+    *Count = N;
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  EXPECT_FALSE(llvm::verifyFunction(*F, &OS)) << OS.str();
+  F->print(OS);
+  return S;
+}
+
+TEST(ForwardVectorStoresTest, LanesComeFromTheNewestStoreThatWroteThem) {
+  // The load reads elements 1 to 4 of %p: element 1 as the masked store
+  // of %b wrote it, 2 and 3 as %a's store did (the masked store left them
+  // alone), 4 as %c's, stored 16 bytes on.
+  unsigned Count = 0;
+  const std::string F = forwarded(R"(
+define <4 x float> @f(ptr noalias %p, <4 x float> %a, <4 x float> %b,
+                      <4 x float> %c) {
+  store <4 x float> %a, ptr %p
+  call void @llvm.masked.store.v4f32.p0(<4 x float> %b, ptr %p, i32 4,
+                                        <4 x i1> <i1 true, i1 true, i1 false, i1 false>)
+  %q = getelementptr i8, ptr %p, i64 16
+  store <4 x float> %c, ptr %q
+  %r = getelementptr i8, ptr %p, i64 4
+  %v = load <4 x float>, ptr %r
+  ret <4 x float> %v
+}
+)",
+                                  &Count);
+  EXPECT_EQ(Count, 1u) << F;
+  EXPECT_EQ(F.find("= load"), std::string::npos) << F;
+  EXPECT_NE(F.find("shufflevector <4 x float> %b"), std::string::npos) << F;
+  EXPECT_NE(F.find("shufflevector <4 x float> %a"), std::string::npos) << F;
+  EXPECT_NE(F.find("shufflevector <4 x float> %c"), std::string::npos) << F;
+}
+
+TEST(ForwardVectorStoresTest, AMaskedLoadKeepsItsPassthruLanes) {
+  unsigned Count = 0;
+  const std::string F = forwarded(R"(
+define <4 x float> @f(ptr noalias %p, <4 x float> %a, <4 x float> %old) {
+  store <4 x float> %a, ptr %p
+  %r = getelementptr i8, ptr %p, i64 8
+  %v = call <4 x float> @llvm.masked.load.v4f32.p0(ptr %r, i32 4,
+          <4 x i1> <i1 true, i1 true, i1 false, i1 false>, <4 x float> %old)
+  ret <4 x float> %v
+}
+)",
+                                  &Count);
+  EXPECT_EQ(Count, 1u) << F;
+  EXPECT_EQ(F.find("masked.load"), std::string::npos) << F;
+  EXPECT_NE(F.find("<4 x float> %old"), std::string::npos) << F;
+}
+
+TEST(ForwardVectorStoresTest, ScalarLoadsTakeOneLane) {
+  unsigned Count = 0;
+  const std::string F = forwarded(R"(
+define float @f(ptr noalias %p, <4 x float> %a) {
+  store <4 x float> %a, ptr %p
+  %r = getelementptr i8, ptr %p, i64 12
+  %v = load float, ptr %r
+  ret float %v
+}
+)",
+                                  &Count);
+  EXPECT_EQ(Count, 1u) << F;
+  EXPECT_NE(F.find("extractelement <4 x float> %a, i64 3"), std::string::npos)
+      << F;
+}
+
+TEST(ForwardVectorStoresTest, LoadsStayWhereALaneIsUnknown) {
+  const char *Cases[] = {
+      // A lane nothing stored.
+      R"(
+define <4 x float> @f(ptr noalias %p, <4 x float> %a) {
+  store <4 x float> %a, ptr %p
+  %r = getelementptr i8, ptr %p, i64 4
+  %v = load <4 x float>, ptr %r
+  ret <4 x float> %v
+}
+)",
+      // A lane the masked store skipped, and nothing older.
+      R"(
+define <4 x float> @f(ptr noalias %p, <4 x float> %a) {
+  call void @llvm.masked.store.v4f32.p0(<4 x float> %a, ptr %p, i32 4,
+                                        <4 x i1> <i1 true, i1 false, i1 true, i1 true>)
+  %v = load <4 x float>, ptr %p
+  ret <4 x float> %v
+}
+)",
+      // A call that may write the memory in between.
+      R"(
+define <4 x float> @f(ptr noalias %p, <4 x float> %a) {
+  store <4 x float> %a, ptr %p
+  call void @opaque(ptr %p)
+  %v = load <4 x float>, ptr %p
+  ret <4 x float> %v
+}
+)",
+      // A store through a pointer that may point there.
+      R"(
+define <4 x float> @f(ptr %p, ptr %q, <4 x float> %a, float %x) {
+  store <4 x float> %a, ptr %p
+  store float %x, ptr %q
+  %v = load <4 x float>, ptr %p
+  ret <4 x float> %v
+}
+)",
+      // A newer store of another type over part of a lane.
+      R"(
+define <4 x float> @f(ptr noalias %p, <4 x float> %a, i16 %h) {
+  store <4 x float> %a, ptr %p
+  %r = getelementptr i8, ptr %p, i64 6
+  store i16 %h, ptr %r
+  %v = load <4 x float>, ptr %p
+  ret <4 x float> %v
+}
+)",
+      // A store in another block: only stores of the same block count.
+      R"(
+define <4 x float> @f(ptr noalias %p, <4 x float> %a) {
+  store <4 x float> %a, ptr %p
+  br label %next
+next:
+  %v = load <4 x float>, ptr %p
+  ret <4 x float> %v
+}
+)",
+      // Volatile.
+      R"(
+define <4 x float> @f(ptr noalias %p, <4 x float> %a) {
+  store <4 x float> %a, ptr %p
+  %v = load volatile <4 x float>, ptr %p
+  ret <4 x float> %v
+}
+)",
+  };
+  for (const char *Case : Cases) {
+    unsigned Count = 1;
+    const std::string F = forwarded(Case, &Count);
+    EXPECT_EQ(Count, 0u) << F;
+    EXPECT_NE(F.find("%v = load"), std::string::npos) << F;
+  }
+}
+
+TEST(ForwardVectorStoresTest, StoresElsewhereDoNotStopIt) {
+  // A store through another pointer that cannot point there (an alloca),
+  // and an unmasked store of the same type a lane later, which the load
+  // reads three lanes of.
+  unsigned Count = 0;
+  const std::string F = forwarded(R"(
+define <4 x float> @f(ptr noalias %p, <4 x float> %a, <4 x float> %b,
+                      float %x) {
+  %local = alloca float
+  store <4 x float> %a, ptr %p
+  %r = getelementptr i8, ptr %p, i64 4
+  store <4 x float> %b, ptr %r
+  store float %x, ptr %local
+  %v = load <4 x float>, ptr %p
+  ret <4 x float> %v
+}
+)",
+                                  &Count);
+  EXPECT_EQ(Count, 1u) << F;
+  EXPECT_EQ(F.find("%v = load"), std::string::npos) << F;
+}
+
+} // namespace

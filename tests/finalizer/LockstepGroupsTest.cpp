@@ -1,0 +1,375 @@
+//===- tests/finalizer/LockstepGroupsTest.cpp - Groups as one vector ------===//
+//
+// A kernel with barriers whose control directives fix a small 1-D shape
+// with whole groups runs each group as one vector of work-items in
+// lockstep (finalizer/LockstepGroups.h): no regions, its barrier loops
+// unrolled, the lanes it exchanges through group memory kept in registers
+// (finalizer/ForwardVectorStores.h). These tests check that such kernels
+// compute what the region-by-region code computes, that the finalizer
+// chooses lockstep only where it pays, and that the group memory traffic
+// of the tree reduction is gone.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelRunner.h"
+
+#include "finalizer/WorkItemVectorizer.h"
+
+#include <cstdlib>
+#include <numeric>
+#include <vector>
+
+using namespace openhsa::test;
+using openhsa::finalizer::ControlDirectives;
+
+namespace {
+
+constexpr const char *Lockstep = "the group in lockstep";
+
+/// requiredworkgroupsize (X, Y, 1), and requirenopartialworkgroups if
+/// Whole, as hsa_ext_program_finalize passes them.
+ControlDirectives fixedShape(uint32_t X, bool Whole, uint32_t Y = 1) {
+  ControlDirectives D;
+  D.ControlDirectivesMask = uint64_t(1)
+                            << 8; // BRIG_CONTROL_REQUIREDWORKGROUPSIZE
+  D.RequiredWorkgroupSize[0] = X;
+  D.RequiredWorkgroupSize[1] = Y;
+  D.RequiredWorkgroupSize[2] = 1;
+  if (Whole) // BRIG_CONTROL_REQUIRENOPARTIALWORKGROUPS
+    D.ControlDirectivesMask |= uint64_t(1) << 9;
+  return D;
+}
+
+/// The widest lockstep group this host's vectors allow for 32-bit data:
+/// 16 vectors (LockstepVectorsMax), 256 work-items on AVX-512.
+uint32_t widestGroup() { return 16 * openhsa::finalizer::hostVectorWidth(); }
+
+/// Whether this run vectorizes (the scalar variant of every test sets
+/// OPENHSA_VECTORIZE=0, which leaves every kernel to regions).
+bool vectorizing() {
+  const char *V = std::getenv("OPENHSA_VECTORIZE");
+  return !runsOnGpu() && openhsa::finalizer::hostVectorWidth() > 1 &&
+         !(V && std::string(V) == "0");
+}
+
+std::vector<float> reductionInput(uint32_t N) {
+  // Multiples of 1/4 below 4: every partial sum is exact in float.
+  std::vector<float> In(N);
+  for (uint32_t I = 0; I < N; ++I)
+    In[I] = float((I * 7u) % 16u) * 0.25f;
+  return In;
+}
+
+/// Runs the benchmark's &reduce over In in groups of Group.
+std::vector<float> reduce(const FinalizedProgram &P, std::vector<float> &In,
+                          uint32_t Group) {
+  const uint32_t N = uint32_t(In.size());
+  std::vector<float> Partial(N / Group, -1.0f);
+  struct {
+    float *In, *Partial;
+    uint32_t N;
+  } Args{In.data(), Partial.data(), N};
+  Grid G;
+  G.Size[0] = N;
+  G.WorkGroup[0] = Group;
+  runKernel(P, "&reduce", G, &Args);
+  return Partial;
+}
+
+std::vector<float> groupSums(const std::vector<float> &In, uint32_t Group) {
+  std::vector<float> Sums(In.size() / Group, 0.0f);
+  for (size_t I = 0; I < In.size(); ++I)
+    Sums[I / Group] += In[I];
+  return Sums;
+}
+
+size_t count(const std::string &Text, const std::string &What) {
+  size_t N = 0;
+  for (size_t At = Text.find(What); At != std::string::npos;
+       At = Text.find(What, At + 1))
+    ++N;
+  return N;
+}
+
+TEST(LockstepGroupsTest, TheTreeReductionSumsAsRegionByRegion) {
+  const std::string Reduce = benchmarkKernel("reduction.hsail");
+  ASSERT_FALSE(Reduce.empty());
+  const unsigned W = openhsa::finalizer::hostVectorWidth();
+  for (uint32_t Group : {2 * W, 4 * W, widestGroup()}) {
+    std::vector<float> In = reductionInput(Group * 41);
+    auto P = finalizeText(Reduce, 0, fixedShape(Group, true));
+    ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+    EXPECT_EQ(reduce(*P, In, Group), groupSums(In, Group))
+        << "groups of " << Group;
+  }
+}
+
+TEST(LockstepGroupsTest, TheTreeReductionKeepsItsGroupMemoryInRegisters) {
+  if (!vectorizing())
+    GTEST_SKIP() << "lockstep groups are vectorized";
+  const std::string Reduce = benchmarkKernel("reduction.hsail");
+  ASSERT_FALSE(Reduce.empty());
+  const uint32_t Group = widestGroup();
+  const DumpedFinalization D =
+      dumpFinalization(Reduce.c_str(), 0, fixedShape(Group, true));
+  ASSERT_FALSE(D.Ir.empty());
+  EXPECT_NE(D.Report.find(Lockstep), std::string::npos) << D.Report;
+  EXPECT_NE(D.Report.find(std::to_string(Group) + " work-items at once"),
+            std::string::npos)
+      << D.Report;
+  // No region state machine: the body is inlined once, and no register
+  // file is left.
+  EXPECT_EQ(D.Ir.find("resume"), std::string::npos) << D.Ir;
+  // Of the group's loads, only the input's stays (its bounds check masks
+  // it): the tree's eight steps take their lanes from the stores before
+  // them.
+  const std::string Vector = "<" + std::to_string(Group) + " x float>";
+  EXPECT_EQ(count(D.Ir, "call " + Vector + " @llvm.masked.load"), 1u) << D.Ir;
+  EXPECT_EQ(count(D.Ir, "load " + Vector), 0u) << D.Ir;
+}
+
+TEST(LockstepGroupsTest, OnlyFixedWholeOneDimensionalGroupsRunInLockstep) {
+  if (!vectorizing())
+    GTEST_SKIP() << "lockstep groups are vectorized";
+  const std::string Reduce = benchmarkKernel("reduction.hsail");
+  ASSERT_FALSE(Reduce.empty());
+  const uint32_t Group = widestGroup();
+  auto ReportFor = [&](const ControlDirectives &D) {
+    return dumpFinalization(Reduce.c_str(), 0, D).Report;
+  };
+  EXPECT_EQ(ReportFor({}).find(Lockstep), std::string::npos);
+  // Partial groups are possible.
+  EXPECT_EQ(ReportFor(fixedShape(Group, false)).find(Lockstep),
+            std::string::npos);
+  // Two dimensions.
+  EXPECT_EQ(ReportFor(fixedShape(Group / 2, true, 2)).find(Lockstep),
+            std::string::npos);
+  // Wider than the vector registers hold.
+  EXPECT_EQ(ReportFor(fixedShape(2 * Group, true)).find(Lockstep),
+            std::string::npos);
+  // A width the caller fixes.
+  EXPECT_EQ(dumpFinalization(Reduce.c_str(),
+                             openhsa::finalizer::hostVectorWidth(),
+                             fixedShape(Group, true))
+                .Report.find(Lockstep),
+            std::string::npos);
+  // Turned off.
+  ASSERT_EQ(setenv("OPENHSA_LOCKSTEP_GROUPS", "0", 1), 0);
+  const std::string Off = ReportFor(fixedShape(Group, true));
+  ASSERT_EQ(unsetenv("OPENHSA_LOCKSTEP_GROUPS"), 0);
+  EXPECT_EQ(Off.find(Lockstep), std::string::npos) << Off;
+  EXPECT_NE(ReportFor(fixedShape(Group, true)).find(Lockstep),
+            std::string::npos);
+}
+
+// An inclusive scan (Hillis and Steele): per step, each work-item adds the
+// value `offset` below it, read before a barrier and added after another;
+// the offset doubles up to the group's size. Its exchanges go downwards,
+// at offsets that are not multiples of the vector width.
+const char *Scan = R"(module &scan_module:1:0:$full:$large:$default;
+prog kernel &scan(kernarg_u64 %data)
+{
+	group_u32 %s[256];
+	workitemid_u32	$s0, 0;
+	workitemabsid_u32	$s1, 0;
+	cvt_u64_u32	$d0, $s1;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%data];
+	add_u64	$d1, $d1, $d0;
+	ld_global_u32	$s2, [$d1];
+	shl_u32	$s3, $s0, 2;
+	st_group_u32	$s2, [%s][$s3];
+	barrier;
+	mov_b32	$s4, 1;
+	workgroupsize_u32	$s5, 0;
+@step:
+	cmp_ge_b1_u32	$c0, $s4, $s5;
+	cbr_b1	$c0, @done;
+	mov_b32	$s6, 0;
+	cmp_lt_b1_u32	$c1, $s0, $s4;
+	cbr_b1	$c1, @read;
+	sub_u32	$s7, $s0, $s4;
+	shl_u32	$s7, $s7, 2;
+	ld_group_u32	$s6, [%s][$s7];
+@read:
+	barrier;
+	ld_group_u32	$s8, [%s][$s3];
+	add_u32	$s8, $s8, $s6;
+	st_group_u32	$s8, [%s][$s3];
+	barrier;
+	shl_u32	$s4, $s4, 1;
+	br	@step;
+@done:
+	ld_group_u32	$s2, [%s][$s3];
+	st_global_u32	$s2, [$d1];
+	ret;
+};
+)";
+
+void checkScan(const FinalizedProgram &P, uint32_t Group, uint32_t Groups) {
+  std::vector<uint32_t> Data(size_t(Group) * Groups), Want(Data.size());
+  for (size_t I = 0; I < Data.size(); ++I)
+    Data[I] = uint32_t(I * 2654435761u >> 20);
+  for (size_t I = 0; I < Data.size(); ++I)
+    Want[I] = (I % Group ? Want[I - 1] : 0) + Data[I];
+  uint32_t *Ptr = Data.data();
+  Grid G;
+  G.Size[0] = Group * Groups;
+  G.WorkGroup[0] = Group;
+  runKernel(P, "&scan", G, &Ptr);
+  EXPECT_EQ(Data, Want) << "groups of " << Group;
+}
+
+TEST(LockstepGroupsTest, AScanWithTwoBarriersPerStep) {
+  const unsigned W = openhsa::finalizer::hostVectorWidth();
+  for (uint32_t Group : {W, 4 * W, widestGroup()}) {
+    auto P = finalizeText(Scan, 0, fixedShape(Group, true));
+    ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+    checkScan(*P, Group, 9);
+    if (vectorizing()) {
+      const DumpedFinalization D =
+          dumpFinalization(Scan, 0, fixedShape(Group, true));
+      EXPECT_NE(D.Report.find(Lockstep), std::string::npos) << D.Report;
+    }
+  }
+  auto Generic = finalizeText(Scan);
+  ASSERT_TRUE(bool(Generic)) << llvm::toString(Generic.takeError());
+  checkScan(*Generic, 64, 9);
+}
+
+// A barrier loop whose trip count is a kernel argument: unrolled it cannot
+// be, so the group runs region by region; and group atomics, a reversed
+// exchange (each work-item reads the value of the one mirrored in the
+// group) and a branch only some work-items take, around barriers.
+const char *Rounds = R"(module &rounds_module:1:0:$full:$large:$default;
+prog kernel &rounds(kernarg_u64 %data, kernarg_u32 %rounds)
+{
+	group_u32 %s[256];
+	group_u32 %odd;
+	workitemid_u32	$s0, 0;
+	workitemabsid_u32	$s1, 0;
+	workgroupsize_u32	$s9, 0;
+	cvt_u64_u32	$d0, $s1;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%data];
+	add_u64	$d1, $d1, $d0;
+	ld_global_u32	$s2, [$d1];
+	shl_u32	$s3, $s0, 2;
+	sub_u32	$s4, $s9, 1;
+	sub_u32	$s4, $s4, $s0;
+	shl_u32	$s4, $s4, 2;
+	ld_kernarg_align(4)_width(all)_u32	$s5, [%rounds];
+	cmp_ne_b1_u32	$c0, $s0, 0;
+	cbr_b1	$c0, @zeroed;
+	st_group_u32	0, [%odd];
+@zeroed:
+	barrier;
+@round:
+	cmp_eq_b1_u32	$c0, $s5, 0;
+	cbr_b1	$c0, @done;
+	st_group_u32	$s2, [%s][$s3];
+	and_b32	$s6, $s2, 1;
+	cmp_eq_b1_u32	$c1, $s6, 0;
+	cbr_b1	$c1, @even;
+	atomicnoret_add_group_rlx_wg_u32	[%odd], 1;
+@even:
+	barrier;
+	ld_group_u32	$s7, [%s][$s4];
+	add_u32	$s2, $s2, $s7;
+	barrier;
+	sub_u32	$s5, $s5, 1;
+	br	@round;
+@done:
+	ld_group_u32	$s8, [%odd];
+	add_u32	$s2, $s2, $s8;
+	st_global_u32	$s2, [$d1];
+	ret;
+};
+)";
+
+void checkRounds(const FinalizedProgram &P, uint32_t Group, uint32_t Rounds) {
+  constexpr uint32_t Groups = 5;
+  std::vector<uint32_t> Data(size_t(Group) * Groups), Want(Data.size());
+  for (size_t I = 0; I < Data.size(); ++I)
+    Data[I] = uint32_t(I * 40503u % 1000u);
+  for (uint32_t G = 0; G < Groups; ++G) {
+    std::vector<uint32_t> V(Data.begin() + G * Group,
+                            Data.begin() + (G + 1) * Group);
+    uint32_t Odd = 0;
+    for (uint32_t R = 0; R < Rounds; ++R) {
+      std::vector<uint32_t> Next(Group);
+      for (uint32_t L = 0; L < Group; ++L) {
+        Odd += V[L] & 1;
+        Next[L] = V[L] + V[Group - 1 - L];
+      }
+      V = Next;
+    }
+    for (uint32_t L = 0; L < Group; ++L)
+      Want[G * Group + L] = V[L] + Odd;
+  }
+  struct {
+    uint32_t *Data;
+    uint32_t Rounds;
+  } Args{Data.data(), Rounds};
+  Grid G;
+  G.Size[0] = Group * Groups;
+  G.WorkGroup[0] = Group;
+  runKernel(P, "&rounds", G, &Args);
+  EXPECT_EQ(Data, Want) << "groups of " << Group << ", " << Rounds << " rounds";
+}
+
+TEST(LockstepGroupsTest, ABarrierLoopOfUnknownLengthRunsRegionByRegion) {
+  const uint32_t Group = 4 * openhsa::finalizer::hostVectorWidth();
+  auto P = finalizeText(Rounds, 0, fixedShape(Group, true));
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  for (uint32_t R : {0u, 1u, 3u})
+    checkRounds(*P, Group, R);
+  if (vectorizing()) {
+    const DumpedFinalization D =
+        dumpFinalization(Rounds, 0, fixedShape(Group, true));
+    EXPECT_EQ(D.Report.find(Lockstep), std::string::npos) << D.Report;
+    EXPECT_NE(D.Report.find("group shape fixed"), std::string::npos)
+        << D.Report;
+  }
+  // In one program with the scan, which still runs in lockstep.
+  const std::string ScanText = Scan;
+  const std::string Both =
+      std::string(Rounds) + ScanText.substr(ScanText.find("prog kernel"));
+  auto P2 = finalizeText(Both, 0, fixedShape(Group, true));
+  ASSERT_TRUE(bool(P2)) << llvm::toString(P2.takeError());
+  checkRounds(*P2, Group, 3);
+  checkScan(*P2, Group, 4);
+  if (vectorizing()) {
+    const std::string Report =
+        dumpFinalization(Both.c_str(), 0, fixedShape(Group, true)).Report;
+    const size_t Rounds = Report.find("&rounds:"), Scan = Report.find("&scan:");
+    ASSERT_NE(Rounds, std::string::npos) << Report;
+    ASSERT_NE(Scan, std::string::npos) << Report;
+    const std::string RoundsLine =
+        Report.substr(Rounds, Report.find('\n', Rounds) - Rounds);
+    const std::string ScanLine =
+        Report.substr(Scan, Report.find('\n', Scan) - Scan);
+    EXPECT_EQ(RoundsLine.find(Lockstep), std::string::npos) << Report;
+    EXPECT_NE(ScanLine.find(Lockstep), std::string::npos) << Report;
+  }
+}
+
+TEST(LockstepGroupsTest, GroupAtomicsAndAMirroredExchangeInLockstep) {
+  // The same kernel with its rounds fixed: a constant trip count.
+  std::string Fixed = Rounds;
+  const std::string Load = "\tld_kernarg_align(4)_width(all)_u32\t$s5, "
+                           "[%rounds];\n";
+  const size_t At = Fixed.find(Load);
+  ASSERT_NE(At, std::string::npos);
+  Fixed.replace(At, Load.size(), "\tmov_b32\t$s5, 3;\n");
+  const uint32_t Group = 4 * openhsa::finalizer::hostVectorWidth();
+  auto P = finalizeText(Fixed, 0, fixedShape(Group, true));
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  checkRounds(*P, Group, 3);
+  if (vectorizing()) {
+    const DumpedFinalization D =
+        dumpFinalization(Fixed.c_str(), 0, fixedShape(Group, true));
+    EXPECT_NE(D.Report.find(Lockstep), std::string::npos) << D.Report;
+  }
+}
+
+} // namespace
