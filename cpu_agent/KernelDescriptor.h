@@ -65,6 +65,21 @@ struct DispatchConstraints {
   }
 };
 
+struct KernelDescriptor;
+
+/// Where a kernel can be compiled again for the shape of one dispatch
+/// (runtime/ShapeVariants.h): the packet processor asks for the variant of
+/// each dispatch's shape and runs it instead where there is one.
+class ShapeVariantSource {
+public:
+  virtual ~ShapeVariantSource() = default;
+  /// The kernel compiled for dispatches of this geometry, or null to run
+  /// the kernel itself. May compile, once per shape (thread-safe).
+  virtual const KernelDescriptor *variantFor(unsigned Dims,
+                                             const uint32_t (&Grid)[3],
+                                             const uint32_t (&Wg)[3]) = 0;
+};
+
 struct KernelDescriptor {
   hsa_ext_openhsa_workgroup_fn_t Entry = nullptr;
   void *UserData = nullptr;
@@ -83,6 +98,9 @@ struct KernelDescriptor {
   /// Entry runs runs of groups along X row by row where the context asks
   /// (abi/CpuDispatchContext.h RunGroups). Native kernels: false.
   bool GroupRuns = false;
+  /// Null, or where variants of this kernel for one dispatch shape come
+  /// from (owned by the kernel's executable).
+  ShapeVariantSource *Variants = nullptr;
   /// Checked at dispatch when HasConstraints is set.
   DispatchConstraints Constraints;
   bool HasConstraints = false;

@@ -490,6 +490,12 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
       return Fail(HSA_STATUS_ERROR_INVALID_ALLOCATION);
   }
 
+  // The kernel compiled for this dispatch's shape, where it has such
+  // variants (runtime/ShapeVariants.h).
+  if (K->Variants)
+    if (const KernelDescriptor *V = K->Variants->variantFor(Dims, Grid, Wg))
+      K = V;
+
   // Segments: the packet's sizes cover static and dynamic group memory; a
   // packet that asks for less than the kernel's static need gets that need.
   const uint64_t GroupBytes =

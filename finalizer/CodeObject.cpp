@@ -69,7 +69,9 @@ std::vector<uint8_t> CodeObject::serialize() const {
         {"scalar_reason", K.ScalarReason},
         {"slice_step", K.SliceStep},
         {"group_runs", K.GroupRuns},
-        {"gpu_grid_guard", K.GpuGridGuard}});
+        {"gpu_grid_guard", K.GpuGridGuard},
+        {"lockstep", K.Lockstep},
+        {"shape_variants", K.ShapeVariants}});
   for (const VariableSymbol &V : Variables)
     Vs.push_back(llvm::json::Object{{"name", V.Name},
                                     {"module", V.ModuleName},
@@ -252,7 +254,7 @@ llvm::Expected<CodeObject> CodeObject::deserialize(llvm::ArrayRef<uint8_t> In) {
                         K.RequireNoPartialWorkgroups))
         return E;
     if (O->get("vector_width"))
-      if (auto E = Int(*O, "vector_width", K.VectorWidth, 64))
+      if (auto E = Int(*O, "vector_width", K.VectorWidth, 1024))
         return E;
     if (O->get("scalar_reason"))
       if (auto E = Str(*O, "scalar_reason", K.ScalarReason))
@@ -265,6 +267,12 @@ llvm::Expected<CodeObject> CodeObject::deserialize(llvm::ArrayRef<uint8_t> In) {
         return E;
     if (O->get("gpu_grid_guard"))
       if (auto E = Bool(*O, "gpu_grid_guard", K.GpuGridGuard))
+        return E;
+    if (O->get("lockstep"))
+      if (auto E = Bool(*O, "lockstep", K.Lockstep))
+        return E;
+    if (O->get("shape_variants"))
+      if (auto E = Bool(*O, "shape_variants", K.ShapeVariants))
         return E;
     CO.Kernels.push_back(std::move(K));
   }

@@ -13,6 +13,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -55,7 +56,16 @@ struct KernelSymbol {
   /// dispatch is one launch whose threads past the grid return at once
   /// (abi/GpuKernelAbi.h). Others get a launch per work-group size.
   bool GpuGridGuard = false;
+  /// Each work-group runs as one vector of work-items in lockstep
+  /// (finalizer/LockstepGroups.h); VectorWidth is the group's size.
+  bool Lockstep = false;
+  /// The kernel would run in lockstep groups were its group shape fixed:
+  /// the runtime may finalize it again for the shape of a dispatch
+  /// (runtime/ShapeVariants.h).
+  bool ShapeVariants = false;
 };
+
+struct FinalizeSource; // finalizer/Finalizer.h
 
 /// A variable of the code object (global, readonly segments).
 struct VariableSymbol {
@@ -96,6 +106,10 @@ struct CodeObject {
   /// CPU ISAs: an ELF relocatable object. GPU ISAs (gpuIsaName,
   /// finalizer/GpuTarget.h): PTX text.
   std::vector<uint8_t> Object;
+  /// What it was finalized from, in memory only (never serialized): the
+  /// runtime finalizes kernels again from it for the shapes of their
+  /// dispatches (runtime/ShapeVariants.h). Null where unknown.
+  std::shared_ptr<const FinalizeSource> Source;
 
   /// Code for a GPU agent ("openhsa:nvptx:..."), not for the host.
   bool isGpu() const { return IsaName.rfind("openhsa:nvptx:", 0) == 0; }

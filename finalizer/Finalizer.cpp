@@ -184,6 +184,24 @@ void flushSubnormalsIn(llvm::Module &M, llvm::StringRef EntryName) {
 }
 } // namespace
 
+std::shared_ptr<const FinalizeSource>
+FinalizeSource::copy(const FinalizeRequest &R) {
+  auto S = std::make_shared<FinalizeSource>();
+  S->Request = R;
+  S->Request.Modules.clear();
+  S->Bytes.reserve(R.Modules.size());
+  for (const brig::BrigModule &M : R.Modules) {
+    S->Bytes.emplace_back(M.bytes().begin(), M.bytes().end());
+    auto Copy = brig::BrigModule::create(S->Bytes.back(), M.name());
+    if (!Copy) { // The same bytes were a module a moment ago.
+      llvm::consumeError(Copy.takeError());
+      return nullptr;
+    }
+    S->Request.Modules.push_back(std::move(*Copy));
+  }
+  return S;
+}
+
 llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
   if (std::optional<unsigned> Sm = gpuIsaVersion(Request.IsaName))
     return finalizeForGpu(Request, *Sm);
@@ -224,9 +242,20 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
   std::vector<VectorizeStats> Stats;
   // Kernels whose groups can run as one vector in lockstep are lowered
   // again for it (LockstepGroups.h).
-  for (const LoweredKernel &K : Lowered->Kernels)
+  // Kernels that would run in lockstep groups in a fixed shape they do not
+  // have: the runtime may finalize them again for a dispatch's shape
+  // (runtime/ShapeVariants.h), where the program has no variables (a second
+  // code object would have copies of its own) nor indirect functions.
+  std::vector<std::string> Variable;
+  const bool Alone =
+      Lowered->Variables.empty() && Lowered->IndirectFunctions.empty();
+  for (const LoweredKernel &K : Lowered->Kernels) {
     if (lockstepGroupWidth(K, Width))
       Options.LockstepKernels.push_back(K.Symbol.Name);
+    else if (Alone && lockstepCandidate(K, Width) &&
+             !fixedGroupShape(K.Symbol).fixed())
+      Variable.push_back(K.Symbol.Name);
+  }
   // A lockstep kernel that would not pay is lowered again as usual.
   bool Built = false;
   while (!Built && !Options.LockstepKernels.empty()) {
@@ -257,6 +286,10 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
     if (auto Err = buildCpuWorkGroupFunctions(*M, *Lowered, Width,
                                               Options.WavefrontSize, &Stats))
       return Err;
+  for (LoweredKernel &K : Lowered->Kernels) {
+    K.Symbol.Lockstep = K.Lockstep;
+    K.Symbol.ShapeVariants = llvm::is_contained(Variable, K.Symbol.Name);
+  }
   if (std::getenv("OPENHSA_DUMP_IR")) {
     std::string Report;
     for (size_t I = 0; I < Lowered->Kernels.size(); ++I) {

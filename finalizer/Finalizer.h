@@ -13,6 +13,7 @@
 #include "brig/BrigModule.h"
 #include "finalizer/CodeObject.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,16 @@ struct FinalizeRequest {
   /// (kernelVectorWidth, finalizer/WorkItemVectorizer.h), unless
   /// OPENHSA_VECTORIZE=0; 1 for scalar work-item loops.
   unsigned VectorWidth = 0;
+};
+
+/// A request together with its modules' bytes, which it views: what a code
+/// object was finalized from, kept for finalizing its kernels again
+/// (CodeObject::Source).
+struct FinalizeSource {
+  std::vector<std::vector<uint8_t>> Bytes;
+  FinalizeRequest Request;
+  /// A copy of R that owns its modules' bytes.
+  static std::shared_ptr<const FinalizeSource> copy(const FinalizeRequest &R);
 };
 
 /// Finalizes every kernel of the program for the host CPU.

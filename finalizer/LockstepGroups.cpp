@@ -25,12 +25,17 @@ bool lockstepGroupsEnabled() {
   return !Setting || std::strcmp(Setting, "0") != 0;
 }
 
-unsigned lockstepGroupWidth(const LoweredKernel &K, unsigned Width) {
+bool lockstepCandidate(const LoweredKernel &K, unsigned Width) {
   if (Width != 0 || !vectorizationEnabled() || !lockstepGroupsEnabled())
-    return 0;
+    return false;
   // Only kernels that wait at barriers gain; fbarriers need work-items
   // that wait apart; the HSAIL wavefront must keep the agent's width.
-  if (!K.UsesBarrier || K.Scheduled || usesWavefronts(*K.Body))
+  return K.UsesBarrier && !K.Scheduled && !usesWavefronts(*K.Body) &&
+         kernelVectorWidth(*K.Body) >= 2;
+}
+
+unsigned lockstepGroupWidth(const LoweredKernel &K, unsigned Width) {
+  if (!lockstepCandidate(K, Width))
     return 0;
   const FixedGroupShape Shape = fixedGroupShape(K.Symbol);
   if (!Shape.fixed() || !Shape.wholeGroups() || Shape.Size[1] != 1 ||

@@ -38,6 +38,11 @@ inline constexpr unsigned LockstepVectorsMax = 16;
 inline constexpr unsigned LockstepTripsMax = 32;
 inline constexpr unsigned LockstepUnrolledMax = 16384;
 
+/// Whether kernel K (lowered as usual) would run as a lockstep group in a
+/// suitable fixed shape: it waits at barriers, not at fbarriers, does not
+/// use the HSAIL wavefront, and the finalizer chooses the width (Width 0).
+bool lockstepCandidate(const LoweredKernel &K, unsigned Width);
+
 /// The width at which kernel K (lowered as usual, its symbol's directives
 /// applied) runs as a lockstep group, or 0 where it runs region by region.
 /// Width is the vector width the finalizer was asked for (0: its own

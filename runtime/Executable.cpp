@@ -6,6 +6,7 @@
 #include "gpu_backend/GpuAgent.h"
 #include "gpu_backend/GpuCode.h"
 #include "runtime/CodeObjectStore.h"
+#include "runtime/ShapeVariants.h"
 #include "runtime/core/Agent.h"
 #include "runtime/core/Log.h"
 
@@ -423,6 +424,7 @@ hsa_status_t Executable::load(const Agent *A,
   };
 
   std::vector<std::unique_ptr<ExecutableSymbol>> Added;
+  std::vector<std::unique_ptr<ShapeVariants>> Variants;
   auto Fail = [&](llvm::Error E) {
     log::write(log::Level::Error, "cannot load code object: %s",
                llvm::toString(std::move(E)).c_str());
@@ -474,6 +476,11 @@ hsa_status_t Executable::load(const Agent *A,
       D->Entry = reinterpret_cast<hsa_ext_openhsa_workgroup_fn_t>(*Entry);
       D->SliceStep = K.SliceStep;
       D->GroupRuns = K.GroupRuns;
+      if (K.ShapeVariants && CO->Source) {
+        Variants.push_back(
+            std::make_unique<ShapeVariants>(CO->Source, K.Name, *D));
+        D->Variants = Variants.back().get();
+      }
     }
     D->Owner = A;
     D->GroupSegmentSize = K.GroupSegmentSize;
@@ -536,6 +543,7 @@ hsa_status_t Executable::load(const Agent *A,
   L->Object = std::move(CO);
   L->Code = std::move(HostCode);
   L->DeviceCode = std::move(DeviceCode);
+  L->Variants = std::move(Variants);
   if (LoadedHandle)
     LoadedHandle->handle = uint64_t(reinterpret_cast<uintptr_t>(L.get()));
   Loaded.push_back(std::move(L));

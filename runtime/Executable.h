@@ -33,6 +33,7 @@ namespace openhsa {
 class Agent;
 class CodeObjectStore;
 class Executable;
+class ShapeVariants;
 namespace cpu {
 struct KernelDescriptor;
 }
@@ -131,6 +132,9 @@ private:
     std::shared_ptr<const finalizer::CodeObject> Object;
     std::unique_ptr<finalizer::LoadedObject> Code;     // Host code, or
     std::unique_ptr<gpu::GpuModule> DeviceCode;        // a GPU's.
+    /// The variants of its kernels for dispatch shapes, compiled as
+    /// dispatches ask (runtime/ShapeVariants.h).
+    std::vector<std::unique_ptr<ShapeVariants>> Variants;
     ~LoadedCodeObject();
   };
 

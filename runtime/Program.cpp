@@ -256,7 +256,15 @@ Program::finalize(const std::string &IsaName,
       Request.Options += ' ';
     Request.Options += FinalizeOptions;
   }
-  return finalizer::finalizeCached(Request);
+  auto CO = finalizer::finalizeCached(Request);
+  // What the runtime finalizes kernels again from, for the shapes of their
+  // dispatches (runtime/ShapeVariants.h).
+  if (CO && !CO->isGpu() &&
+      llvm::any_of(CO->Kernels, [](const finalizer::KernelSymbol &K) {
+        return K.ShapeVariants;
+      }))
+    CO->Source = finalizer::FinalizeSource::copy(Request);
+  return CO;
 }
 
 } // namespace openhsa

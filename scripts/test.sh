@@ -57,15 +57,18 @@ asan() {
 # TSan runs the runtime tests, dispatches on the agents' worker threads
 # included (cpu_agent/WorkGroupPool: plain threads and atomics TSan sees),
 # the core units (the packet processor's re-checks, the shared arena) and
-# the finalization cache's tests (threads finalizing one program at once).
+# the finalization cache's tests (threads finalizing one program at once)
+# and the kernels' shape variants (queues finalizing one kernel at once).
 # runtime.unload_after_shut_down is not built in this tree.
 tsan() {
   sanitized build-tsan thread
   timed "tsan build" cmake --build build-tsan --target openhsa_runtime_test \
-    openhsa_core_test openhsa_finalizer_FinalizeCacheTest
+    openhsa_core_test openhsa_finalizer_FinalizeCacheTest \
+    openhsa_executable_test
   TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
     timed "tsan ctest" ctest --test-dir build-tsan --output-on-failure \
-      --timeout 1200 -R '^(runtime|core|finalizer\.FinalizeCacheTest)\.' \
+      --timeout 1200 \
+      -R '^(runtime|core|finalizer\.FinalizeCacheTest|executable\.ShapeVariants)\.' \
       -E '^runtime\.unload' \
       -j "$jobs"
 }

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "KernelRunner.h"
 
+#include "finalizer/CodeObject.h"
 #include "finalizer/WorkItemVectorizer.h"
 
 #include <cstdlib>
@@ -125,6 +126,36 @@ TEST(LockstepGroupsTest, TheTreeReductionKeepsItsGroupMemoryInRegisters) {
   const std::string Vector = "<" + std::to_string(Group) + " x float>";
   EXPECT_EQ(count(D.Ir, "call " + Vector + " @llvm.masked.load"), 1u) << D.Ir;
   EXPECT_EQ(count(D.Ir, "load " + Vector), 0u) << D.Ir;
+}
+
+TEST(LockstepGroupsTest, CodeObjectsKeepWhatTheRuntimeNeeds) {
+  if (!vectorizing())
+    GTEST_SKIP() << "lockstep groups are vectorized";
+  const std::string Reduce = benchmarkKernel("reduction.hsail");
+  ASSERT_FALSE(Reduce.empty());
+  const uint32_t Group = widestGroup();
+  // Fixed: a lockstep group as wide as the group. Not fixed: a kernel the
+  // runtime may finalize again for a dispatch's shape
+  // (runtime/ShapeVariants.h). Both survive the code object's serialized
+  // form, which the finalization cache keeps on disk.
+  auto Fixed = finalizeText(Reduce, 0, fixedShape(Group, true));
+  ASSERT_TRUE(bool(Fixed)) << llvm::toString(Fixed.takeError());
+  auto Plain = finalizeText(Reduce);
+  ASSERT_TRUE(bool(Plain)) << llvm::toString(Plain.takeError());
+  for (const auto *Code : {&Fixed->Code, &Plain->Code}) {
+    auto Back = openhsa::finalizer::CodeObject::deserialize(Code->serialize());
+    ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+    ASSERT_EQ(Back->Kernels.size(), 1u);
+    const auto &K = Code->Kernels[0], &KB = Back->Kernels[0];
+    EXPECT_EQ(KB.VectorWidth, K.VectorWidth);
+    EXPECT_EQ(KB.Lockstep, K.Lockstep);
+    EXPECT_EQ(KB.ShapeVariants, K.ShapeVariants);
+  }
+  EXPECT_TRUE(Fixed->Code.Kernels[0].Lockstep);
+  EXPECT_EQ(Fixed->Code.Kernels[0].VectorWidth, Group);
+  EXPECT_FALSE(Fixed->Code.Kernels[0].ShapeVariants);
+  EXPECT_FALSE(Plain->Code.Kernels[0].Lockstep);
+  EXPECT_TRUE(Plain->Code.Kernels[0].ShapeVariants);
 }
 
 TEST(LockstepGroupsTest, OnlyFixedWholeOneDimensionalGroupsRunInLockstep) {

@@ -1,0 +1,262 @@
+//===- tests/executable/ShapeVariantsTest.cpp - Kernels for a shape -------===//
+//
+// A kernel with barriers finalized without a group shape runs, in the
+// dispatches whose shape suits a lockstep group (1-D, whole groups), a
+// variant the runtime finalizes for that shape at the first such dispatch
+// (runtime/ShapeVariants.h). Through the C API only: results equal in
+// every shape, a variant's finalization seen in what OPENHSA_DUMP_IR
+// writes (the report names the shape and the lockstep group), none for
+// other shapes, programs with variables, or with lockstep groups off.
+//
+//===----------------------------------------------------------------------===//
+#include "tests/executable/ExecTestSupport.h"
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+using namespace openhsa::test;
+
+namespace {
+
+// A tree reduction (benchmarks/kernels/reduction.hsail, without the bounds
+// check): each group sums its elements in group memory, a barrier in the
+// halving loop, and writes one partial sum.
+const char *Reduce = R"(module &variants:1:0:$full:$large:$default;
+prog kernel &reduce(kernarg_u64 %in, kernarg_u64 %partial)
+{
+	group_u32 %scratch[256];
+	workitemid_u32	$s0, 0;
+	workitemabsid_u32	$s1, 0;
+	cvt_u64_u32	$d0, $s1;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%in];
+	add_u64	$d1, $d1, $d0;
+	ld_global_u32	$s3, [$d1];
+	shl_u32	$s6, $s0, 2;
+	st_group_u32	$s3, [%scratch][$s6];
+	barrier;
+	currentworkgroupsize_u32	$s5, 0;
+	shr_u32	$s5, $s5, 1;
+@step:
+	cmp_eq_b1_u32	$c1, $s5, 0;
+	cbr_b1	$c1, @write;
+	cmp_ge_b1_u32	$c2, $s0, $s5;
+	cbr_b1	$c2, @wait;
+	add_u32	$s7, $s0, $s5;
+	shl_u32	$s7, $s7, 2;
+	ld_group_u32	$s8, [%scratch][$s6];
+	ld_group_u32	$s9, [%scratch][$s7];
+	add_u32	$s8, $s8, $s9;
+	st_group_u32	$s8, [%scratch][$s6];
+@wait:
+	barrier;
+	shr_u32	$s5, $s5, 1;
+	br	@step;
+@write:
+	cmp_ne_b1_u32	$c3, $s0, 0;
+	cbr_b1	$c3, @end;
+	ld_group_u32	$s8, [%scratch];
+	workgroupid_u32	$s2, 0;
+	cvt_u64_u32	$d2, $s2;
+	shl_u64	$d2, $d2, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d3, [%partial];
+	add_u64	$d3, $d3, $d2;
+	st_global_u32	$s8, [$d3];
+@end:
+	ret;
+};
+)";
+
+class ShapeVariants : public ExecTest {
+protected:
+  void TearDown() override {
+    if (Exec.handle) {
+      EXPECT_EQ(hsa_executable_destroy(Exec), HSA_STATUS_SUCCESS);
+    }
+    std::filesystem::remove_all(Dumps);
+    ExecTest::TearDown();
+  }
+
+  hsa_executable_symbol_t load(const std::string &Text) {
+    hsa_code_object_t CO = finalizeText(Text);
+    Exec = makeExecutable();
+    EXPECT_EQ(hsa_executable_load_code_object(Exec, Cpu, CO, nullptr),
+              HSA_STATUS_SUCCESS);
+    EXPECT_EQ(hsa_executable_freeze(Exec, nullptr), HSA_STATUS_SUCCESS);
+    EXPECT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
+    hsa_executable_symbol_t S{0};
+    EXPECT_EQ(hsa_executable_get_symbol_by_name(Exec, "&reduce", &Cpu, &S),
+              HSA_STATUS_SUCCESS);
+    return S;
+  }
+
+  /// Runs &reduce over Grid[0] * Grid[1] items in groups of Wg and checks
+  /// every group's sum; with OPENHSA_DUMP_IR set to Dumps meanwhile.
+  void reduceAndCheck(hsa_executable_symbol_t K, unsigned Dims,
+                      std::array<uint32_t, 3> Grid,
+                      std::array<uint16_t, 3> Wg) {
+    const uint32_t N = Grid[0] * Grid[1];
+    const uint32_t Group = uint32_t(Wg[0]) * Wg[1];
+    std::vector<uint32_t> In(N), Partial((N + Group - 1) / Group, ~0u);
+    for (uint32_t I = 0; I < N; ++I)
+      In[I] = I * 2654435761u >> 22;
+    struct {
+      uint32_t *In, *Partial;
+    } Args{In.data(), Partial.data()};
+    std::filesystem::create_directories(Dumps);
+    {
+      ScopedEnv Dump("OPENHSA_DUMP_IR", Dumps.c_str());
+      ASSERT_TRUE(dispatch(K, &Args, sizeof(Args), Dims, Grid, Wg));
+    }
+    if (Dims != 1 || N % Group != 0)
+      return; // Only whole 1-D groups have sums to compare here.
+    for (uint32_t G = 0; G < N / Group; ++G) {
+      uint32_t Sum = 0;
+      for (uint32_t I = 0; I < Group; ++I)
+        Sum += In[G * Group + I];
+      ASSERT_EQ(Partial[G], Sum) << "group " << G << " of " << Group;
+    }
+  }
+
+  /// What the last finalization during a dispatch reported, or "" if none
+  /// ran; removes it.
+  std::string takeReport() {
+    const std::filesystem::path P = Dumps / "hsail-program.vectorize.txt";
+    std::ifstream F(P);
+    std::stringstream S;
+    S << F.rdbuf();
+    std::filesystem::remove(P);
+    return S.str();
+  }
+
+  hsa_executable_t Exec{0};
+  const std::filesystem::path Dumps =
+      std::filesystem::temp_directory_path() /
+      ("openhsa-variants-" + std::to_string(getpid()));
+};
+
+TEST_F(ShapeVariants, AWholeOneDimensionalShapeGetsALockstepVariantOnce) {
+  hsa_executable_symbol_t K = load(Reduce);
+  uint32_t W = 0;
+  hsa_wavefront_t Wave{0};
+  ASSERT_EQ(hsa_isa_iterate_wavefronts(
+                Isa,
+                [](hsa_wavefront_t Wf, void *Data) {
+                  *static_cast<hsa_wavefront_t *>(Data) = Wf;
+                  return HSA_STATUS_INFO_BREAK;
+                },
+                &Wave),
+            HSA_STATUS_INFO_BREAK);
+  ASSERT_EQ(hsa_wavefront_get_info(Wave, HSA_WAVEFRONT_INFO_SIZE, &W),
+            HSA_STATUS_SUCCESS);
+  if (W < 2)
+    GTEST_SKIP() << "no vectors: no lockstep groups";
+  const uint16_t Group = uint16_t(4 * W);
+  // The first dispatch of the shape finalizes the variant.
+  reduceAndCheck(K, 1, {Group * 37u, 1, 1}, {Group, 1, 1});
+  const std::string First = takeReport();
+  EXPECT_NE(First.find("the group in lockstep"), std::string::npos) << First;
+  EXPECT_NE(First.find("group shape fixed: " + std::to_string(Group) +
+                       "x1x1, whole groups"),
+            std::string::npos)
+      << First;
+  // Later ones of that shape run it.
+  reduceAndCheck(K, 1, {Group * 5u, 1, 1}, {Group, 1, 1});
+  EXPECT_EQ(takeReport(), "");
+  // Another width, another variant.
+  reduceAndCheck(K, 1, {2 * W * 9u, 1, 1}, {uint16_t(2 * W), 1, 1});
+  EXPECT_NE(takeReport().find("the group in lockstep"), std::string::npos);
+  // Partial groups, 2-D groups, and widths that are not whole vectors run
+  // the kernel as finalized: no finalization. (The tree sums groups whose
+  // size is a power of two.)
+  reduceAndCheck(K, 1, {Group * 3u + 5, 1, 1}, {Group, 1, 1});
+  EXPECT_EQ(takeReport(), "");
+  reduceAndCheck(K, 2, {W, 8, 1}, {uint16_t(W), 4, 1});
+  EXPECT_EQ(takeReport(), "");
+  reduceAndCheck(K, 1, {W / 2 * 7, 1, 1}, {uint16_t(W / 2), 1, 1});
+  EXPECT_EQ(takeReport(), "");
+}
+
+TEST_F(ShapeVariants, NoneWhereTheProgramHasVariablesOrLockstepIsOff) {
+  // A program variable: a second code object would have its own copy.
+  std::string WithVariable = Reduce;
+  WithVariable.insert(WithVariable.find("prog kernel"),
+                      "prog global_u32 &counter = 0;\n");
+  hsa_executable_symbol_t K = load(WithVariable);
+  reduceAndCheck(K, 1, {64u * 16, 1, 1}, {64, 1, 1});
+  EXPECT_EQ(takeReport(), "");
+  ASSERT_EQ(hsa_executable_destroy(Exec), HSA_STATUS_SUCCESS);
+  Exec = {0};
+  // Lockstep groups off when the kernel was finalized.
+  {
+    ScopedEnv Off("OPENHSA_LOCKSTEP_GROUPS", "0");
+    K = load(Reduce);
+  }
+  reduceAndCheck(K, 1, {64u * 16, 1, 1}, {64, 1, 1});
+  EXPECT_EQ(takeReport(), "");
+}
+
+TEST_F(ShapeVariants, ConcurrentFirstDispatchesOfAShapeOnTwoQueues) {
+  hsa_executable_symbol_t K = load(Reduce);
+  const uint16_t Group = 128;
+  std::vector<std::thread> Threads;
+  std::vector<std::vector<uint32_t>> Partials(4);
+  std::vector<uint32_t> In(Group * 64);
+  for (size_t I = 0; I < In.size(); ++I)
+    In[I] = uint32_t(I * 7 % 1000);
+  const uint64_t Object =
+      symbolInfo<uint64_t>(K, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT);
+  for (size_t T = 0; T < Partials.size(); ++T)
+    Threads.emplace_back([&, T] {
+      Partials[T].assign(In.size() / Group, ~0u);
+      hsa_queue_t *Q = nullptr;
+      ASSERT_EQ(hsa_queue_create(Cpu, 16, HSA_QUEUE_TYPE_SINGLE, nullptr,
+                                 nullptr, UINT32_MAX, UINT32_MAX, &Q),
+                HSA_STATUS_SUCCESS);
+      void *Args = nullptr;
+      ASSERT_EQ(hsa_memory_allocate(Kernarg, 16, &Args), HSA_STATUS_SUCCESS);
+      uint32_t *Ptrs[2] = {In.data(), Partials[T].data()};
+      std::memcpy(Args, Ptrs, sizeof(Ptrs));
+      hsa_signal_t Done;
+      ASSERT_EQ(hsa_signal_create(1, 0, nullptr, &Done), HSA_STATUS_SUCCESS);
+      auto *P = static_cast<hsa_kernel_dispatch_packet_t *>(Q->base_address);
+      std::memset(reinterpret_cast<char *>(P) + 4, 0, sizeof(*P) - 4);
+      P->setup = 1 << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS;
+      P->workgroup_size_x = Group;
+      P->workgroup_size_y = P->workgroup_size_z = 1;
+      P->grid_size_x = uint32_t(In.size());
+      P->grid_size_y = P->grid_size_z = 1;
+      P->group_segment_size = 1024;
+      P->kernel_object = Object;
+      P->kernarg_address = Args;
+      P->completion_signal = Done;
+      hsa_queue_store_write_index_relaxed(Q, 1);
+      std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t *>(P))
+          .store(uint32_t(HSA_PACKET_TYPE_KERNEL_DISPATCH
+                          << HSA_PACKET_HEADER_TYPE) |
+                     (uint32_t(P->setup) << 16),
+                 std::memory_order_release);
+      hsa_signal_store_screlease(Q->doorbell_signal, 0);
+      while (hsa_signal_wait_scacquire(Done, HSA_SIGNAL_CONDITION_EQ, 0,
+                                       UINT64_MAX, HSA_WAIT_STATE_BLOCKED))
+        ;
+      EXPECT_EQ(hsa_signal_destroy(Done), HSA_STATUS_SUCCESS);
+      EXPECT_EQ(hsa_memory_free(Args), HSA_STATUS_SUCCESS);
+      EXPECT_EQ(hsa_queue_destroy(Q), HSA_STATUS_SUCCESS);
+    });
+  for (std::thread &T : Threads)
+    T.join();
+  for (const std::vector<uint32_t> &Partial : Partials)
+    for (size_t G = 0; G < Partial.size(); ++G) {
+      uint32_t Sum = 0;
+      for (uint32_t I = 0; I < Group; ++I)
+        Sum += In[G * Group + I];
+      ASSERT_EQ(Partial[G], Sum) << "group " << G;
+    }
+}
+
+} // namespace
