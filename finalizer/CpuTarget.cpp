@@ -1252,6 +1252,16 @@ buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
     // hand-written search keeps four key vectors; binary search on the
     // 16-core Xeon: 13.4 ms at 32 lanes, 10.1-11.5 at 64, the twin 8.8).
     // Only where the width is the finalizer's choice.
+    // Code run lane by lane is copied for each of a lockstep group's
+    // work-items, not a wave's: wider than a wave, not worth it.
+    if (Lockstep && V && KStats.LaneCopies &&
+        Lockstep > kernelVectorWidth(*K.Body)) {
+      K.Symbol.ScalarReason =
+          "it runs operations lane by lane (atomics, calls), which a "
+          "lockstep group would copy for each of its work-items";
+      V->eraseFromParent();
+      V = nullptr;
+    }
     if (Lockstep && !V) {
       if (LockstepRefused)
         LockstepRefused->push_back(K.Symbol.Name);

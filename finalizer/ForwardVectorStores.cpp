@@ -6,6 +6,7 @@
 #include "llvm/Analysis/MemoryLocation.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/IntrinsicsX86.h"
 
 #include <optional>
 
@@ -27,9 +28,12 @@ struct Access {
   SmallBitVector Active;
   Value *Stored = nullptr;   // A store's value.
   Value *Passthru = nullptr; // A masked load's inactive lanes.
+  /// A gather's lanes, each this far from Offset (else side by side).
+  SmallVector<int64_t, 16> LaneOffsets;
 
   int64_t laneStart(unsigned L) const {
-    return Offset + int64_t(L) * int64_t(EltBytes);
+    return Offset + (LaneOffsets.empty() ? int64_t(L) * int64_t(EltBytes)
+                                         : LaneOffsets[L]);
   }
   int64_t end() const { return laneStart(Lanes); }
 };
@@ -79,6 +83,53 @@ std::optional<Access> accessOf(Instruction &I, const DataLayout &DL) {
       Ptr = II->getArgOperand(1);
       Mask = II->getArgOperand(3);
       Ty = A.Stored->getType();
+    } else if (II->getIntrinsicID() == Intrinsic::masked_gather) {
+      // A gather whose lanes are constant offsets from one pointer (a
+      // lockstep group's, unrolled): getelementptr T, ptr P, <constants>.
+      auto *GEP = dyn_cast<GetElementPtrInst>(II->getArgOperand(0));
+      Mask = II->getArgOperand(2);
+      A.Passthru = II->getArgOperand(3);
+      Ty = II->getType();
+      if (!GEP || GEP->getNumIndices() != 1 ||
+          GEP->getPointerOperandType()->isVectorTy())
+        return std::nullopt;
+      auto *Index = dyn_cast<Constant>(GEP->getOperand(1));
+      if (!Index)
+        return std::nullopt;
+      const int64_t Size = int64_t(
+          DL.getTypeAllocSize(GEP->getSourceElementType()).getFixedValue());
+      for (unsigned L = 0; L < cast<FixedVectorType>(Ty)->getNumElements();
+           ++L) {
+        Constant *E = Index->getAggregateElement(L);
+        auto *CI = dyn_cast_or_null<ConstantInt>(E);
+        if (!CI && !isa_and_nonnull<PoisonValue>(E))
+          return std::nullopt;
+        // A poison offset is an inactive lane's (checked below).
+        A.LaneOffsets.push_back(CI ? CI->getSExtValue() * Size : INT64_MIN);
+      }
+      Ptr = GEP->getPointerOperand();
+    } else if (II->getIntrinsicID() ==
+                   Intrinsic::x86_avx512_mask_gather_dpi_512 ||
+               II->getIntrinsicID() ==
+                   Intrinsic::x86_avx512_mask_gather_dps_512) {
+      // AVX-512 gathers by 32-bit indices (the vectorizer's
+      // gatherBy32BitIndices): lane L at Ptr + sext(index L) * scale, where
+      // the indices are constants (a lockstep group's, unrolled).
+      A.Passthru = II->getArgOperand(0);
+      Ptr = II->getArgOperand(1);
+      Mask = II->getArgOperand(3);
+      Ty = II->getType();
+      auto *Index = dyn_cast<Constant>(II->getArgOperand(2));
+      auto *Scale = dyn_cast<ConstantInt>(II->getArgOperand(4));
+      auto *VT = cast<FixedVectorType>(Ty);
+      if (!Index || !Scale)
+        return std::nullopt;
+      for (unsigned L = 0; L < VT->getNumElements(); ++L) {
+        auto *E = dyn_cast_or_null<ConstantInt>(Index->getAggregateElement(L));
+        if (!E)
+          return std::nullopt;
+        A.LaneOffsets.push_back(E->getSExtValue() * Scale->getSExtValue());
+      }
     } else {
       return std::nullopt;
     }
@@ -105,6 +156,12 @@ std::optional<Access> accessOf(Instruction &I, const DataLayout &DL) {
   } else {
     A.Active = SmallBitVector(A.Lanes, true);
   }
+  for (unsigned L = 0; L < A.LaneOffsets.size(); ++L)
+    if (A.LaneOffsets[L] == INT64_MIN) {
+      if (A.Active.test(L))
+        return std::nullopt;
+      A.LaneOffsets[L] = 0;
+    }
   APInt Offset(DL.getIndexTypeSizeInBits(Ptr->getType()), 0);
   A.Base = Ptr->stripAndAccumulateConstantOffsets(DL, Offset,
                                                   /*AllowNonInbounds=*/true);

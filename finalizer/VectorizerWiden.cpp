@@ -271,6 +271,7 @@ void Vectorizer::lowerUniformWaveQueries() {
 /// and returns the lanes' results as a vector (nullptr for void).
 Value *Vectorizer::laneByLane(Instruction &I, IRBuilder<> &B,
                               SmallVectorImpl<Instruction *> *Copies) {
+  ++Stats.LaneCopies;
   Value *Mask = maskOf(I.getParent());
   Value *Result = I.getType()->isVoidTy() || Copies
                       ? nullptr

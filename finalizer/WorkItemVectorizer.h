@@ -87,6 +87,9 @@ struct VectorizeStats {
   unsigned BoundedIfs = 0;
   /// Gathers in loops that lanes leave at different iterations.
   unsigned LoopGathers = 0;
+  /// Instructions copied once per lane (atomics, volatile accesses, calls
+  /// without a vector form): code that grows with the width.
+  unsigned LaneCopies = 0;
 };
 
 /// "N uniform, N consecutive (N checked), N gathers or scatters, N lane by

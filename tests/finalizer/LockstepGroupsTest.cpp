@@ -260,6 +260,9 @@ TEST(LockstepGroupsTest, AScanWithTwoBarriersPerStep) {
       const DumpedFinalization D =
           dumpFinalization(Scan, 0, fixedShape(Group, true));
       EXPECT_NE(D.Report.find(Lockstep), std::string::npos) << D.Report;
+      // The reads `offset` below, gathers (lanes below it would wrap), take
+      // their lanes from the stores before them.
+      EXPECT_EQ(D.Ir.find("gather"), std::string::npos) << D.Ir;
     }
   }
   auto Generic = finalizeText(Scan);
@@ -317,7 +320,8 @@ prog kernel &rounds(kernarg_u64 %data, kernarg_u32 %rounds)
 };
 )";
 
-void checkRounds(const FinalizedProgram &P, uint32_t Group, uint32_t Rounds) {
+void checkRounds(const FinalizedProgram &P, uint32_t Group, uint32_t Rounds,
+                 bool CountsOdd = true) {
   constexpr uint32_t Groups = 5;
   std::vector<uint32_t> Data(size_t(Group) * Groups), Want(Data.size());
   for (size_t I = 0; I < Data.size(); ++I)
@@ -329,7 +333,7 @@ void checkRounds(const FinalizedProgram &P, uint32_t Group, uint32_t Rounds) {
     for (uint32_t R = 0; R < Rounds; ++R) {
       std::vector<uint32_t> Next(Group);
       for (uint32_t L = 0; L < Group; ++L) {
-        Odd += V[L] & 1;
+        Odd += CountsOdd ? V[L] & 1 : 0;
         Next[L] = V[L] + V[Group - 1 - L];
       }
       V = Next;
@@ -384,7 +388,7 @@ TEST(LockstepGroupsTest, ABarrierLoopOfUnknownLengthRunsRegionByRegion) {
   }
 }
 
-TEST(LockstepGroupsTest, GroupAtomicsAndAMirroredExchangeInLockstep) {
+TEST(LockstepGroupsTest, AMirroredExchangeInLockstepAndAtomicsByRegion) {
   // The same kernel with its rounds fixed: a constant trip count.
   std::string Fixed = Rounds;
   const std::string Load = "\tld_kernarg_align(4)_width(all)_u32\t$s5, "
@@ -392,14 +396,36 @@ TEST(LockstepGroupsTest, GroupAtomicsAndAMirroredExchangeInLockstep) {
   const size_t At = Fixed.find(Load);
   ASSERT_NE(At, std::string::npos);
   Fixed.replace(At, Load.size(), "\tmov_b32\t$s5, 3;\n");
-  const uint32_t Group = 4 * openhsa::finalizer::hostVectorWidth();
-  auto P = finalizeText(Fixed, 0, fixedShape(Group, true));
+  // Without the group atomic: the group in lockstep.
+  std::string NoAtomic = Fixed;
+  const std::string Atomic = "\tatomicnoret_add_group_rlx_wg_u32\t[%odd], 1;\n";
+  const size_t AtomicAt = NoAtomic.find(Atomic);
+  ASSERT_NE(AtomicAt, std::string::npos);
+  NoAtomic.erase(AtomicAt, Atomic.size());
+  const unsigned W = openhsa::finalizer::hostVectorWidth();
+  const uint32_t Group = 4 * W;
+  for (bool WithAtomic : {false, true}) {
+    const std::string &Text = WithAtomic ? Fixed : NoAtomic;
+    auto P = finalizeText(Text, 0, fixedShape(Group, true));
+    ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+    checkRounds(*P, Group, 3, WithAtomic);
+    if (vectorizing()) {
+      const DumpedFinalization D =
+          dumpFinalization(Text.c_str(), 0, fixedShape(Group, true));
+      // An atomic runs lane by lane: in a lockstep group, once per
+      // work-item of the group, so the group runs region by region.
+      EXPECT_EQ(D.Report.find(Lockstep) == std::string::npos, WithAtomic)
+          << D.Report;
+    }
+  }
+  // In groups of one vector, lockstep copies nothing more than a wave.
+  auto P = finalizeText(Fixed, 0, fixedShape(W, true));
   ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
-  checkRounds(*P, Group, 3);
+  checkRounds(*P, W, 3);
   if (vectorizing()) {
-    const DumpedFinalization D =
-        dumpFinalization(Fixed.c_str(), 0, fixedShape(Group, true));
-    EXPECT_NE(D.Report.find(Lockstep), std::string::npos) << D.Report;
+    EXPECT_NE(dumpFinalization(Fixed.c_str(), 0, fixedShape(W, true))
+                  .Report.find(Lockstep),
+              std::string::npos);
   }
 }
 
