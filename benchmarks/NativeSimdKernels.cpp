@@ -276,6 +276,36 @@ void reduceTree(const float *In, uint32_t N, float *Partial) {
       });
 }
 
+void scanGroups(const uint32_t *In, uint32_t *Out, uint32_t N) {
+  constexpr uint32_t Group = 256;
+  const vu Zero = vu{};
+  tbb::parallel_for(
+      tbb::blocked_range<uint32_t>(0, N / Group, 64),
+      [=](const tbb::blocked_range<uint32_t> &R) {
+        for (uint32_t G = R.begin(); G < R.end(); ++G) {
+          const size_t I0 = size_t(G) * Group;
+          vu Carry = Zero; // The sum of the group's earlier vectors.
+          for (uint32_t V = 0; V < Group / L; ++V) {
+            vu X = load<vu>(In + I0 + V * L);
+            // In-register prefix sums: lanes shifted up by 1, 2, 4, 8 with
+            // zeros shifted in.
+            X += __builtin_shufflevector(Zero, X, 0, 16, 17, 18, 19, 20, 21, 22,
+                                         23, 24, 25, 26, 27, 28, 29, 30);
+            X += __builtin_shufflevector(Zero, X, 0, 1, 16, 17, 18, 19, 20, 21,
+                                         22, 23, 24, 25, 26, 27, 28, 29);
+            X += __builtin_shufflevector(Zero, X, 0, 1, 2, 3, 16, 17, 18, 19,
+                                         20, 21, 22, 23, 24, 25, 26, 27);
+            X += __builtin_shufflevector(Zero, X, 0, 1, 2, 3, 4, 5, 6, 7, 16,
+                                         17, 18, 19, 20, 21, 22, 23);
+            X += Carry;
+            store(Out + I0 + V * L, X);
+            Carry = __builtin_shufflevector(X, X, 15, 15, 15, 15, 15, 15, 15,
+                                            15, 15, 15, 15, 15, 15, 15, 15, 15);
+          }
+        }
+      });
+}
+
 double reduceFlat(const float *In, uint32_t N) {
   constexpr uint32_t Acc = 4; // Independent accumulators, for the latency.
   const uint32_t Blocks = N / (Acc * L);

@@ -48,6 +48,8 @@ void reduceTree(const float *In, uint32_t N, float *Partial);
 /// Best known algorithm (reference): the sum of In[0..N) by
 /// parallel_reduce, in float per lane and double across lanes and threads.
 double reduceFlat(const float *In, uint32_t N);
+/// Each group of 256's inclusive prefix sums (N a multiple of 256).
+void scanGroups(const uint32_t *In, uint32_t *Out, uint32_t N);
 /// Iteration counts of the Mandelbrot set (examples/mandelbrot's kernel),
 /// Width a multiple of 16.
 void mandelbrot(uint32_t *Out, uint32_t Width, uint32_t Height,

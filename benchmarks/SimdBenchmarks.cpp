@@ -208,6 +208,31 @@ template <bool Tiled> struct SgemmCase {
 using SgemmNaiveCase = SgemmCase<false>;
 using SgemmTiledCase = SgemmCase<true>;
 
+struct ScanCase {
+  static constexpr uint16_t Shape[3] = {256, 1, 1};
+  static constexpr bool WholeGroups = true;
+  static constexpr const char *File = "scan.hsail", *Symbol = "&scan";
+  static constexpr uint32_t N = VectorN / 4;
+  std::vector<uint32_t> In = [] {
+    std::vector<uint32_t> V(N);
+    for (uint32_t I = 0; I < N; ++I)
+      V[I] = I * 2654435761u >> 20;
+    return V;
+  }();
+  std::vector<uint32_t> OH = std::vector<uint32_t>(N),
+                        ON = std::vector<uint32_t>(N);
+  void hsail(DispatchFixture &F, uint64_t K) {
+    struct {
+      const uint32_t *In;
+      uint32_t *Out;
+    } Args{In.data(), OH.data()};
+    const uint32_t Grid[3] = {N, 1, 1};
+    dispatchAndWait(F, K, &Args, 1, Grid, Shape);
+  }
+  void native() { simd::scanGroups(In.data(), ON.data(), N); }
+  void check(const char *How) { compare("scan", How, OH.data(), ON.data(), N); }
+};
+
 struct ReductionCase {
   static constexpr uint16_t Shape[3] = {256, 1, 1};
   static constexpr bool WholeGroups = true;
@@ -523,6 +548,7 @@ SIMD_BENCHMARKS(SgemmTiled);
 SIMD_REFERENCE(SgemmTiled, Blocked);
 SIMD_BENCHMARKS(Reduction);
 SIMD_REFERENCE(Reduction, Flat);
+SIMD_BENCHMARKS(Scan);
 SIMD_BENCHMARKS(Mandelbrot);
 SIMD_BENCHMARKS(Nbody);
 SIMD_BENCHMARKS(Stencil);
