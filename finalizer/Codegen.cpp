@@ -98,6 +98,15 @@ void dump(const char *Var, const llvm::Module &M, llvm::StringRef Ext,
     Out << Text;
 }
 
+StandaloneAnalyses::StandaloneAnalyses() {
+  llvm::PassBuilder PB;
+  PB.registerModuleAnalyses(MAM);
+  PB.registerCGSCCAnalyses(CGAM);
+  PB.registerFunctionAnalyses(FAM);
+  PB.registerLoopAnalyses(LAM);
+  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+}
+
 void dumpModule(const llvm::Module &M, llvm::StringRef Ext) {
   if (!std::getenv("OPENHSA_DUMP_IR"))
     return;

@@ -2,7 +2,10 @@
 #ifndef OPENHSA_FINALIZER_CODEGEN_H
 #define OPENHSA_FINALIZER_CODEGEN_H
 
+#include "llvm/Analysis/CGSCCPassManager.h"
+#include "llvm/Analysis/LoopAnalysisManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
 #include "llvm/Support/Error.h"
 
 #include <string>
@@ -27,6 +30,21 @@ const llvm::DataLayout &hostDataLayout();
 /// IR as lowered (<module>.lowered.ll) and optimized (<module>.ll), and the
 /// assembly.
 llvm::Expected<std::vector<uint8_t>> compileToObject(llvm::Module &M);
+
+/// LLVM's analyses, registered and cross-wired, for passes run on one
+/// function at a time outside the optimization pipeline (no target
+/// machine): the clean-ups a transformation of ours asks of a function.
+class StandaloneAnalyses {
+public:
+  StandaloneAnalyses();
+  llvm::FunctionAnalysisManager &functions() { return FAM; }
+
+private:
+  llvm::LoopAnalysisManager LAM;
+  llvm::FunctionAnalysisManager FAM;
+  llvm::CGSCCAnalysisManager CGAM;
+  llvm::ModuleAnalysisManager MAM;
+};
 
 /// Writes Text to $Var/<module>.<Ext> when the environment variable Var
 /// names a directory, or to stderr when it is "-" (OPENHSA_DUMP_IR...).

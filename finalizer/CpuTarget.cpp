@@ -683,16 +683,8 @@ llvm::Function *regionCopy(llvm::Function &V, unsigned At) {
       llvm::ConstantInt::get(V.getArg(2)->getType(), uint64_t(At));
   llvm::Function *R = llvm::CloneFunction(&V, VMap);
   R->setName(V.getName() + ".region" + llvm::Twine(At));
-  llvm::LoopAnalysisManager LAM;
-  llvm::FunctionAnalysisManager FAM;
-  llvm::CGSCCAnalysisManager CGAM;
-  llvm::ModuleAnalysisManager MAM;
-  llvm::PassBuilder PB;
-  PB.registerModuleAnalyses(MAM);
-  PB.registerCGSCCAnalyses(CGAM);
-  PB.registerFunctionAnalyses(FAM);
-  PB.registerLoopAnalyses(LAM);
-  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  StandaloneAnalyses Analyses;
+  llvm::FunctionAnalysisManager &FAM = Analyses.functions();
   llvm::FunctionPassManager FPM;
   FPM.addPass(llvm::SCCPPass());
   FPM.addPass(llvm::SimplifyCFGPass());

@@ -2,13 +2,13 @@
 
 #include "finalizer/LockstepGroups.h"
 
+#include "finalizer/Codegen.h"
 #include "finalizer/FixedGroupShape.h"
 #include "finalizer/WorkItemVectorizer.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
-#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Transforms/InstCombine/InstCombine.h"
 #include "llvm/Transforms/Scalar/EarlyCSE.h"
 #include "llvm/Transforms/Scalar/SROA.h"
@@ -55,16 +55,8 @@ std::string whyLockstepLoopsStay(const LoweredKernel &K, unsigned Vectors) {
   llvm::Function *Copy = llvm::CloneFunction(K.Body, Map);
   auto Drop = llvm::make_scope_exit([&] { Copy->eraseFromParent(); });
   foldFixedGroupQueries(*Copy, fixedGroupShape(K.Symbol));
-  llvm::LoopAnalysisManager LAM;
-  llvm::FunctionAnalysisManager FAM;
-  llvm::CGSCCAnalysisManager CGAM;
-  llvm::ModuleAnalysisManager MAM;
-  llvm::PassBuilder PB;
-  PB.registerModuleAnalyses(MAM);
-  PB.registerCGSCCAnalyses(CGAM);
-  PB.registerFunctionAnalyses(FAM);
-  PB.registerLoopAnalyses(LAM);
-  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  StandaloneAnalyses Analyses;
+  llvm::FunctionAnalysisManager &FAM = Analyses.functions();
   llvm::FunctionPassManager FPM;
   FPM.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
   FPM.addPass(llvm::EarlyCSEPass());

@@ -9,10 +9,10 @@
 //===----------------------------------------------------------------------===//
 #include "finalizer/ForwardVectorStores.h"
 
+#include "finalizer/Codegen.h"
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
-#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -40,16 +40,8 @@ std::string forwarded(const std::string &Body, unsigned *Count = nullptr) {
     ADD_FAILURE() << S;
     return "";
   }
-  llvm::LoopAnalysisManager LAM;
-  llvm::FunctionAnalysisManager FAM;
-  llvm::CGSCCAnalysisManager CGAM;
-  llvm::ModuleAnalysisManager MAM;
-  llvm::PassBuilder PB;
-  PB.registerModuleAnalyses(MAM);
-  PB.registerCGSCCAnalyses(CGAM);
-  PB.registerFunctionAnalyses(FAM);
-  PB.registerLoopAnalyses(LAM);
-  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  openhsa::finalizer::StandaloneAnalyses Analyses;
+  llvm::FunctionAnalysisManager &FAM = Analyses.functions();
   llvm::Function *F = M->getFunction("f");
   const unsigned N = openhsa::finalizer::forwardVectorStores(
       *F, FAM.getResult<llvm::AAManager>(*F));
