@@ -47,23 +47,6 @@ std::string withKernelDirectives(const std::string &Source,
 // barrier in a halving loop whose stride starts at workgroupsize / 2.
 std::string reduceSource() { return benchmarkKernel("reduction.hsail"); }
 
-/// Runs &reduce over In in groups of Group (whole groups) and returns its
-/// partial sums.
-std::vector<float> reduce(const FinalizedProgram &P, std::vector<float> &In,
-                          uint32_t Group) {
-  const uint32_t N = uint32_t(In.size());
-  std::vector<float> Partial(N / Group, -1.0f);
-  struct {
-    float *In, *Partial;
-    uint32_t N;
-  } Args{In.data(), Partial.data(), N};
-  Grid G;
-  G.Size[0] = N;
-  G.WorkGroup[0] = Group;
-  runKernel(P, "&reduce", G, &Args);
-  return Partial;
-}
-
 TEST(FixedShapeTest, ReductionInAFixedShapeSumsAsTheGenericCode) {
   constexpr uint32_t Group = 64, Groups = 37, N = Group * Groups;
   // Multiples of 1/4 below 4: every partial sum is exact in float.
@@ -78,16 +61,16 @@ TEST(FixedShapeTest, ReductionInAFixedShapeSumsAsTheGenericCode) {
   ASSERT_FALSE(Reduce.empty());
   auto Generic = finalizeText(Reduce);
   ASSERT_TRUE(bool(Generic)) << llvm::toString(Generic.takeError());
-  EXPECT_EQ(reduce(*Generic, In, Group), Want);
+  EXPECT_EQ(runReduction(*Generic, In, Group), Want);
   // The shape given to the finalizer, and the kernel's own directives.
   auto Given = finalizeText(Reduce, 0, fixedShape(Group, true));
   ASSERT_TRUE(bool(Given)) << llvm::toString(Given.takeError());
-  EXPECT_EQ(reduce(*Given, In, Group), Want);
+  EXPECT_EQ(runReduction(*Given, In, Group), Want);
   auto Own = finalizeText(withKernelDirectives(
       Reduce,
       "\trequiredworkgroupsize 64, 1, 1;\n\trequirenopartialworkgroups;\n"));
   ASSERT_TRUE(bool(Own)) << llvm::toString(Own.takeError());
-  EXPECT_EQ(reduce(*Own, In, Group), Want);
+  EXPECT_EQ(runReduction(*Own, In, Group), Want);
 }
 
 TEST(FixedShapeTest, AWholeFixedShapeLeavesNoCodeForPartialWaves) {

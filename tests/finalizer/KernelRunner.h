@@ -515,6 +515,26 @@ inline void runKernelWith(const FinalizedProgram &P, const std::string &Name,
     Th.join();
 }
 
+#ifdef OPENHSA_BENCH_KERNELS_DIR
+/// Runs the benchmarks' tree reduction (benchmarks/kernels/reduction.hsail,
+/// finalized in P) over In in whole groups of Group and returns the
+/// groups' partial sums.
+inline std::vector<float> runReduction(const FinalizedProgram &P,
+                                       std::vector<float> &In, uint32_t Group) {
+  const uint32_t N = uint32_t(In.size());
+  std::vector<float> Partial(N / Group, -1.0f);
+  struct {
+    float *In, *Partial;
+    uint32_t N;
+  } Args{In.data(), Partial.data(), N};
+  Grid G;
+  G.Size[0] = N;
+  G.WorkGroup[0] = Group;
+  runKernel(P, "&reduce", G, &Args);
+  return Partial;
+}
+#endif
+
 } // namespace openhsa::test
 
 #endif

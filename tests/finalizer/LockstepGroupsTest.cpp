@@ -60,22 +60,6 @@ std::vector<float> reductionInput(uint32_t N) {
   return In;
 }
 
-/// Runs the benchmark's &reduce over In in groups of Group.
-std::vector<float> reduce(const FinalizedProgram &P, std::vector<float> &In,
-                          uint32_t Group) {
-  const uint32_t N = uint32_t(In.size());
-  std::vector<float> Partial(N / Group, -1.0f);
-  struct {
-    float *In, *Partial;
-    uint32_t N;
-  } Args{In.data(), Partial.data(), N};
-  Grid G;
-  G.Size[0] = N;
-  G.WorkGroup[0] = Group;
-  runKernel(P, "&reduce", G, &Args);
-  return Partial;
-}
-
 std::vector<float> groupSums(const std::vector<float> &In, uint32_t Group) {
   std::vector<float> Sums(In.size() / Group, 0.0f);
   for (size_t I = 0; I < In.size(); ++I)
@@ -99,7 +83,7 @@ TEST(LockstepGroupsTest, TheTreeReductionSumsAsRegionByRegion) {
     std::vector<float> In = reductionInput(Group * 41);
     auto P = finalizeText(Reduce, 0, fixedShape(Group, true));
     ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
-    EXPECT_EQ(reduce(*P, In, Group), groupSums(In, Group))
+    EXPECT_EQ(runReduction(*P, In, Group), groupSums(In, Group))
         << "groups of " << Group;
   }
 }
