@@ -130,8 +130,8 @@ private:
   struct LoadedCodeObject {
     const Agent *A; // Null for the program code object.
     std::shared_ptr<const finalizer::CodeObject> Object;
-    std::unique_ptr<finalizer::LoadedObject> Code;     // Host code, or
-    std::unique_ptr<gpu::GpuModule> DeviceCode;        // a GPU's.
+    std::unique_ptr<finalizer::LoadedObject> Code; // Host code, or
+    std::unique_ptr<gpu::GpuModule> DeviceCode;    // a GPU's.
     /// The variants of its kernels for dispatch shapes, compiled as
     /// dispatches ask (runtime/ShapeVariants.h).
     std::vector<std::unique_ptr<ShapeVariants>> Variants;
