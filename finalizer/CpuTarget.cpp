@@ -1172,7 +1172,7 @@ buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
   // Vectorize while the queries are still calls the vectorizer recognizes.
   std::vector<llvm::Function *> VecBodies, FlatBodies;
   std::vector<uint64_t> GroupFileOffsets;
-  llvm::Error Refusal = llvm::Error::success(); // The last lockstep refused.
+  llvm::Error Refusal = llvm::Error::success(); // Lockstep groups refused.
   const llvm::DataLayout &DL = M.getDataLayout();
   const llvm::StructLayout *SL =
       DL.getStructLayout(workItemType(M.getContext()));
@@ -1257,10 +1257,12 @@ buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
     if (Lockstep && !V) {
       if (LockstepRefused)
         LockstepRefused->push_back(K.Symbol.Name);
-      Refusal = brig::makeBrigError(
-          K.Module, "hsa_code", K.Offset,
-          "kernel '" + K.Symbol.Name +
-              "' cannot run as a lockstep group: " + K.Symbol.ScalarReason);
+      Refusal = llvm::joinErrors(
+          std::move(Refusal),
+          brig::makeBrigError(K.Module, "hsa_code", K.Offset,
+                              "kernel '" + K.Symbol.Name +
+                                  "' cannot run as a lockstep group: " +
+                                  K.Symbol.ScalarReason));
       VecBodies.push_back(nullptr);
       FlatBodies.push_back(nullptr);
       GroupFileOffsets.push_back(0);

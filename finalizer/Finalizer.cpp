@@ -241,12 +241,12 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
     return Lowered.takeError();
   std::vector<VectorizeStats> Stats;
   // Kernels whose groups can run as one vector in lockstep are lowered
-  // again for it (LockstepGroups.h).
-  // Kernels that would run in lockstep groups in a fixed shape they do not
-  // have: the runtime may finalize them again for a dispatch's shape
-  // (runtime/ShapeVariants.h), where the program has no variables (a second
-  // code object would have copies of its own) nor indirect functions.
-  std::vector<std::string> Variable;
+  // again for it (LockstepGroups.h). Those that would, in a fixed shape
+  // they do not have, the runtime may finalize again for the shapes of
+  // their dispatches (runtime/ShapeVariants.h), where the program has no
+  // variables (a second code object would have copies of its own) nor
+  // indirect functions.
+  std::vector<std::string> WithShapeVariants;
   const bool Alone =
       Lowered->Variables.empty() && Lowered->IndirectFunctions.empty();
   for (const LoweredKernel &K : Lowered->Kernels) {
@@ -254,7 +254,7 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
       Options.LockstepKernels.push_back(K.Symbol.Name);
     else if (Alone && lockstepCandidate(K, Width) &&
              !fixedGroupShape(K.Symbol).fixed())
-      Variable.push_back(K.Symbol.Name);
+      WithShapeVariants.push_back(K.Symbol.Name);
   }
   // A lockstep kernel that would not pay is lowered again as usual.
   bool Built = false;
@@ -288,7 +288,8 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
       return Err;
   for (LoweredKernel &K : Lowered->Kernels) {
     K.Symbol.Lockstep = K.Lockstep;
-    K.Symbol.ShapeVariants = llvm::is_contained(Variable, K.Symbol.Name);
+    K.Symbol.ShapeVariants =
+        llvm::is_contained(WithShapeVariants, K.Symbol.Name);
   }
   if (std::getenv("OPENHSA_DUMP_IR")) {
     std::string Report;
