@@ -413,4 +413,111 @@ TEST(LockstepGroupsTest, AMirroredExchangeInLockstepAndAtomicsByRegion) {
   }
 }
 
+// Nested barrier loops (2 x 3 iterations), a permutation through group
+// memory (work-item l reads the value of (7 l + i) mod the group's size),
+// a branch that half the work-items take, and a private array live across
+// barriers.
+const char *Mix = R"(module &mix_module:1:0:$full:$large:$default;
+prog kernel &mix(kernarg_u64 %in, kernarg_u64 %out)
+{
+	group_u32 %s[256];
+	private_u32 %priv[3];
+	workitemid_u32	$s0, 0;
+	workitemabsid_u32	$s1, 0;
+	workgroupsize_u32	$s9, 0;
+	cvt_u64_u32	$d0, $s1;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%in];
+	add_u64	$d1, $d1, $d0;
+	ld_global_u32	$s2, [$d1];
+	shl_u32	$s3, $s0, 2;
+	mov_b32	$s10, 0;
+@outer:
+	cmp_ge_b1_u32	$c0, $s10, 2;
+	cbr_b1	$c0, @done;
+	mov_b32	$s11, 0;
+@inner:
+	cmp_ge_b1_u32	$c1, $s11, 3;
+	cbr_b1	$c1, @inner_done;
+	st_group_u32	$s2, [%s][$s3];
+	barrier;
+	mul_u32	$s4, $s0, 7;
+	add_u32	$s4, $s4, $s11;
+	sub_u32	$s5, $s9, 1;
+	and_b32	$s4, $s4, $s5;
+	shl_u32	$s4, $s4, 2;
+	ld_group_u32	$s6, [%s][$s4];
+	and_b32	$s7, $s0, 1;
+	cmp_eq_b1_u32	$c2, $s7, 0;
+	cbr_b1	$c2, @even;
+	add_u32	$s2, $s2, $s6;
+	br	@joined;
+@even:
+	xor_b32	$s2, $s2, $s6;
+@joined:
+	shl_u32	$s8, $s11, 2;
+	st_private_u32	$s2, [%priv][$s8];
+	barrier;
+	add_u32	$s11, $s11, 1;
+	br	@inner;
+@inner_done:
+	ld_private_u32	$s12, [%priv];
+	ld_private_u32	$s13, [%priv][8];
+	add_u32	$s2, $s2, $s12;
+	add_u32	$s2, $s2, $s13;
+	add_u32	$s10, $s10, 1;
+	br	@outer;
+@done:
+	ld_kernarg_align(8)_width(all)_u64	$d2, [%out];
+	add_u64	$d2, $d2, $d0;
+	st_global_u32	$s2, [$d2];
+	ret;
+};
+)";
+
+TEST(LockstepGroupsTest, NestedBarrierLoopsAPermutationAndPrivateArrays) {
+  const unsigned W = openhsa::finalizer::hostVectorWidth();
+  constexpr uint32_t Groups = 7;
+  for (uint32_t Group : {W, 4 * W, widestGroup()}) {
+    const uint32_t N = Group * Groups;
+    std::vector<uint32_t> In(N), Out(N, 0), Want(N);
+    for (uint32_t I = 0; I < N; ++I)
+      In[I] = I * 2654435761u >> 7;
+    for (uint32_t G = 0; G < Groups; ++G) {
+      std::vector<uint32_t> V(In.begin() + G * Group,
+                              In.begin() + (G + 1) * Group);
+      std::vector<uint32_t> Priv(size_t(Group) * 3);
+      for (int O = 0; O < 2; ++O) {
+        for (uint32_t I = 0; I < 3; ++I) {
+          const std::vector<uint32_t> S = V;
+          for (uint32_t L = 0; L < Group; ++L) {
+            const uint32_t X = S[(L * 7 + I) & (Group - 1)];
+            V[L] = L & 1 ? V[L] + X : V[L] ^ X;
+            Priv[L * 3 + I] = V[L];
+          }
+        }
+        for (uint32_t L = 0; L < Group; ++L)
+          V[L] += Priv[L * 3] + Priv[L * 3 + 2];
+      }
+      std::copy(V.begin(), V.end(), Want.begin() + G * Group);
+    }
+    auto P = finalizeText(Mix, 0, fixedShape(Group, true));
+    ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+    struct {
+      const uint32_t *In;
+      uint32_t *Out;
+    } Args{In.data(), Out.data()};
+    Grid G;
+    G.Size[0] = N;
+    G.WorkGroup[0] = Group;
+    runKernel(*P, "&mix", G, &Args);
+    EXPECT_EQ(Out, Want) << "groups of " << Group;
+    if (vectorizing()) {
+      const DumpedFinalization D =
+          dumpFinalization(Mix, 0, fixedShape(Group, true));
+      EXPECT_NE(D.Report.find(Lockstep), std::string::npos) << D.Report;
+    }
+  }
+}
+
 } // namespace
