@@ -59,9 +59,9 @@ struct KernelSymbol {
   /// Each work-group runs as one vector of work-items in lockstep
   /// (finalizer/LockstepGroups.h); VectorWidth is the group's size.
   bool Lockstep = false;
-  /// The kernel would run in lockstep groups were its group shape fixed:
-  /// the runtime may finalize it again for the shape of a dispatch
-  /// (runtime/ShapeVariants.h).
+  /// The kernel has barriers and no fixed group shape: the runtime may
+  /// finalize it again for the shape of a dispatch, as a lockstep group or
+  /// with the code for other shapes folded away (runtime/ShapeVariants.h).
   bool ShapeVariants = false;
 };
 

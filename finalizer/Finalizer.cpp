@@ -241,9 +241,9 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
     return Lowered.takeError();
   std::vector<VectorizeStats> Stats;
   // Kernels whose groups can run as one vector in lockstep are lowered
-  // again for it (LockstepGroups.h). Those that would, in a fixed shape
-  // they do not have, the runtime may finalize again for the shapes of
-  // their dispatches (runtime/ShapeVariants.h), where the program has no
+  // again for it (LockstepGroups.h). Kernels with barriers and no fixed
+  // shape the runtime may finalize again for the shapes of their
+  // dispatches (runtime/ShapeVariants.h), where the program has no
   // variables (a second code object would have copies of its own) nor
   // indirect functions.
   std::vector<std::string> WithShapeVariants;
@@ -252,7 +252,7 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
   for (const LoweredKernel &K : Lowered->Kernels) {
     if (lockstepGroupWidth(K, Width))
       Options.LockstepKernels.push_back(K.Symbol.Name);
-    else if (Alone && lockstepCandidate(K, Width) &&
+    else if (Alone && shapeVariantCandidate(K, Width) &&
              !fixedGroupShape(K.Symbol).fixed())
       WithShapeVariants.push_back(K.Symbol.Name);
   }

@@ -34,6 +34,11 @@ bool lockstepCandidate(const LoweredKernel &K, unsigned Width) {
          kernelVectorWidth(*K.Body) >= 2;
 }
 
+bool shapeVariantCandidate(const LoweredKernel &K, unsigned Width) {
+  return Width == 0 && vectorizationEnabled() && lockstepGroupsEnabled() &&
+         K.UsesBarrier && !K.Scheduled;
+}
+
 unsigned lockstepGroupWidth(const LoweredKernel &K, unsigned Width) {
   if (!lockstepCandidate(K, Width))
     return 0;

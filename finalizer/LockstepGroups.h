@@ -43,6 +43,13 @@ inline constexpr unsigned LockstepUnrolledMax = 16384;
 /// use the HSAIL wavefront, and the finalizer chooses the width (Width 0).
 bool lockstepCandidate(const LoweredKernel &K, unsigned Width);
 
+/// Whether the runtime may finalize kernel K (lowered as usual) again for
+/// the group shape of a dispatch (runtime/ShapeVariants.h): it waits at
+/// barriers, not fbarriers, and the finalizer chooses the width. A fixed
+/// shape makes it a lockstep group where the shape allows, and folds the
+/// code for other shapes away elsewhere (FixedGroupShape.h).
+bool shapeVariantCandidate(const LoweredKernel &K, unsigned Width);
+
 /// The width at which kernel K (lowered as usual, its symbol's directives
 /// applied) runs as a lockstep group, or 0 where it runs region by region.
 /// Width is the vector width the finalizer was asked for (0: its own

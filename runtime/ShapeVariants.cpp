@@ -3,8 +3,6 @@
 #include "runtime/ShapeVariants.h"
 
 #include "finalizer/FinalizeCache.h"
-#include "finalizer/LockstepGroups.h"
-#include "finalizer/WorkItemVectorizer.h"
 #include "runtime/core/Log.h"
 
 namespace openhsa {
@@ -18,10 +16,11 @@ ShapeVariants::~ShapeVariants() = default;
 
 bool ShapeVariants::suitable(unsigned Dims, const uint32_t (&Grid)[3],
                              const uint32_t (&Wg)[3]) {
-  const unsigned W = finalizer::hostVectorWidth();
-  return Dims == 1 && Grid[1] == 1 && Grid[2] == 1 && Wg[1] == 1 &&
-         Wg[2] == 1 && W > 1 && Wg[0] % W == 0 &&
-         Wg[0] <= finalizer::LockstepVectorsMax * W && Grid[0] % Wg[0] == 0;
+  (void)Dims; // Unused dimensions are 1 (the packet processor checks).
+  for (unsigned D = 0; D < 3; ++D)
+    if (Wg[D] == 0 || Grid[D] % Wg[D] != 0)
+      return false;
+  return true;
 }
 
 const cpu::KernelDescriptor *
@@ -29,25 +28,27 @@ ShapeVariants::variantFor(unsigned Dims, const uint32_t (&Grid)[3],
                           const uint32_t (&Wg)[3]) {
   if (!suitable(Dims, Grid, Wg))
     return nullptr;
+  const Shape S{Wg[0], Wg[1], Wg[2]};
   std::lock_guard<std::mutex> Lock(Mutex);
-  auto It = ByWidth.find(Wg[0]);
-  if (It == ByWidth.end())
-    It = ByWidth.emplace(Wg[0], finalizeFor(Wg[0])).first;
+  auto It = ByShape.find(S);
+  if (It == ByShape.end())
+    It = ByShape.emplace(S, finalizeFor(S)).first;
   return It->second.Kernel.get();
 }
 
-ShapeVariants::Variant ShapeVariants::finalizeFor(uint32_t Width) const {
+ShapeVariants::Variant ShapeVariants::finalizeFor(const Shape &S) const {
   // The program's request, the shape added as the directives a program
   // would give: requiredworkgroupsize and requirenopartialworkgroups.
   finalizer::FinalizeRequest R = Source->Request;
   R.Directives.ControlDirectivesMask |= uint64_t(1) << 8 | uint64_t(1) << 9;
-  R.Directives.RequiredWorkgroupSize[0] = Width;
-  R.Directives.RequiredWorkgroupSize[1] = 1;
-  R.Directives.RequiredWorkgroupSize[2] = 1;
+  for (unsigned D = 0; D < 3; ++D)
+    R.Directives.RequiredWorkgroupSize[D] = S[D];
   Variant V;
+  const std::string Groups = std::to_string(S[0]) + "x" + std::to_string(S[1]) +
+                             "x" + std::to_string(S[2]);
   auto Refuse = [&](const std::string &Why) {
-    log::write(log::Level::Info, "%s in groups of %u runs as finalized: %s",
-               Name.c_str(), Width, Why.c_str());
+    log::write(log::Level::Info, "%s in groups of %s runs as finalized: %s",
+               Name.c_str(), Groups.c_str(), Why.c_str());
     return Variant{};
   };
   auto CO = finalizer::finalizeCached(R);
@@ -59,9 +60,6 @@ ShapeVariants::Variant ShapeVariants::finalizeFor(uint32_t Width) const {
       K = &S;
   if (!K)
     return Refuse("the kernel is gone");
-  // Only a lockstep group gains enough to be worth a second copy.
-  if (!K->Lockstep)
-    return Refuse("not a lockstep group (" + K->ScalarReason + ")");
   if (K->KernargSegmentSize > Original.KernargSegmentSize ||
       K->GroupSegmentSize != Original.GroupSegmentSize)
     return Refuse("its segments differ");
@@ -80,8 +78,9 @@ ShapeVariants::Variant ShapeVariants::finalizeFor(uint32_t Width) const {
   D->KernargSegmentAlignment = Original.KernargSegmentAlignment;
   D->SliceStep = K->SliceStep;
   D->GroupRuns = K->GroupRuns;
-  log::write(log::Level::Info, "%s in groups of %u runs as a lockstep group",
-             Name.c_str(), Width);
+  log::write(log::Level::Info, "%s in groups of %s runs a variant for them%s",
+             Name.c_str(), Groups.c_str(),
+             K->Lockstep ? ", as a lockstep group" : "");
   V.Code = std::move(*Code);
   V.Kernel = std::move(D);
   return V;

@@ -1,12 +1,13 @@
 //===- tests/executable/ShapeVariantsTest.cpp - Kernels for a shape -------===//
 //
 // A kernel with barriers finalized without a group shape runs, in the
-// dispatches whose shape suits a lockstep group (1-D, whole groups), a
-// variant the runtime finalizes for that shape at the first such dispatch
-// (runtime/ShapeVariants.h). Through the C API only: results equal in
-// every shape, a variant's finalization seen in what OPENHSA_DUMP_IR
-// writes (the report names the shape and the lockstep group), none for
-// other shapes, programs with variables, or with lockstep groups off.
+// dispatches of whole groups, a variant the runtime finalizes for their
+// shape at the first such dispatch: a lockstep group where the shape is
+// 1-D and whole vectors (runtime/ShapeVariants.h). Through the C API only:
+// results equal in every shape, a variant's finalization seen in what
+// OPENHSA_DUMP_IR writes (the report names the shape, and the lockstep group
+// where the shape makes one), none for partial groups, programs with variables,
+// or with lockstep groups off.
 //
 //===----------------------------------------------------------------------===//
 #include "tests/executable/ExecTestSupport.h"
@@ -139,7 +140,7 @@ protected:
       ("openhsa-variants-" + std::to_string(getpid()));
 };
 
-TEST_F(ShapeVariants, AWholeOneDimensionalShapeGetsALockstepVariantOnce) {
+TEST_F(ShapeVariants, EachShapeOfWholeGroupsGetsAVariantOnce) {
   hsa_executable_symbol_t K = load(Reduce);
   uint32_t W = 0;
   hsa_wavefront_t Wave{0};
@@ -170,15 +171,26 @@ TEST_F(ShapeVariants, AWholeOneDimensionalShapeGetsALockstepVariantOnce) {
   // Another width, another variant.
   reduceAndCheck(K, 1, {2 * W * 9u, 1, 1}, {uint16_t(2 * W), 1, 1});
   EXPECT_NE(takeReport().find("the group in lockstep"), std::string::npos);
-  // Partial groups, 2-D groups, and widths that are not whole vectors run
-  // the kernel as finalized: no finalization. (The tree sums groups whose
-  // size is a power of two.)
+  // Partial groups run the kernel as finalized: no finalization.
   reduceAndCheck(K, 1, {Group * 3u + 5, 1, 1}, {Group, 1, 1});
   EXPECT_EQ(takeReport(), "");
+  // 2-D groups, and groups narrower than a vector, get a variant with
+  // their shape fixed, not a lockstep group. (The tree sums groups whose
+  // size is a power of two.)
   reduceAndCheck(K, 2, {W, 8, 1}, {uint16_t(W), 4, 1});
-  EXPECT_EQ(takeReport(), "");
+  std::string Report = takeReport();
+  EXPECT_NE(Report.find("group shape fixed: " + std::to_string(W) +
+                        "x4x1, whole groups"),
+            std::string::npos)
+      << Report;
+  EXPECT_EQ(Report.find("the group in lockstep"), std::string::npos) << Report;
   reduceAndCheck(K, 1, {W / 2 * 7, 1, 1}, {uint16_t(W / 2), 1, 1});
-  EXPECT_EQ(takeReport(), "");
+  Report = takeReport();
+  EXPECT_NE(Report.find("group shape fixed: " + std::to_string(W / 2) +
+                        "x1x1, whole groups"),
+            std::string::npos)
+      << Report;
+  EXPECT_EQ(Report.find("the group in lockstep"), std::string::npos) << Report;
 }
 
 TEST_F(ShapeVariants, NoneWhereTheProgramHasVariablesOrLockstepIsOff) {
