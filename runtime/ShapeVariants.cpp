@@ -55,9 +55,9 @@ ShapeVariants::Variant ShapeVariants::finalizeFor(const Shape &S) const {
   if (!CO)
     return Refuse(llvm::toString(CO.takeError()));
   const finalizer::KernelSymbol *K = nullptr;
-  for (const finalizer::KernelSymbol &S : CO->Kernels)
-    if (S.Name == Name)
-      K = &S;
+  for (const finalizer::KernelSymbol &Symbol : CO->Kernels)
+    if (Symbol.Name == Name)
+      K = &Symbol;
   if (!K)
     return Refuse("the kernel is gone");
   if (K->KernargSegmentSize > Original.KernargSegmentSize ||
