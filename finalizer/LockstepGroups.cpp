@@ -25,22 +25,17 @@ bool lockstepGroupsEnabled() {
   return !Setting || std::strcmp(Setting, "0") != 0;
 }
 
-bool lockstepCandidate(const LoweredKernel &K, unsigned Width) {
-  if (Width != 0 || !vectorizationEnabled() || !lockstepGroupsEnabled())
-    return false;
-  // Only kernels that wait at barriers gain; fbarriers need work-items
-  // that wait apart; the HSAIL wavefront must keep the agent's width.
-  return K.UsesBarrier && !K.Scheduled && !usesWavefronts(*K.Body) &&
-         kernelVectorWidth(*K.Body) >= 2;
-}
-
 bool shapeVariantCandidate(const LoweredKernel &K, unsigned Width) {
+  // Only kernels that wait at barriers gain; fbarriers need work-items
+  // that wait apart.
   return Width == 0 && vectorizationEnabled() && lockstepGroupsEnabled() &&
          K.UsesBarrier && !K.Scheduled;
 }
 
 unsigned lockstepGroupWidth(const LoweredKernel &K, unsigned Width) {
-  if (!lockstepCandidate(K, Width))
+  // The HSAIL wavefront must keep the agent's width.
+  if (!shapeVariantCandidate(K, Width) || usesWavefronts(*K.Body) ||
+      kernelVectorWidth(*K.Body) < 2)
     return 0;
   const FixedGroupShape Shape = fixedGroupShape(K.Symbol);
   if (!Shape.fixed() || !Shape.wholeGroups() || Shape.Size[1] != 1 ||

@@ -38,11 +38,6 @@ inline constexpr unsigned LockstepVectorsMax = 16;
 inline constexpr unsigned LockstepTripsMax = 32;
 inline constexpr unsigned LockstepUnrolledMax = 16384;
 
-/// Whether kernel K (lowered as usual) would run as a lockstep group in a
-/// suitable fixed shape: it waits at barriers, not at fbarriers, does not
-/// use the HSAIL wavefront, and the finalizer chooses the width (Width 0).
-bool lockstepCandidate(const LoweredKernel &K, unsigned Width);
-
 /// Whether the runtime may finalize kernel K (lowered as usual) again for
 /// the group shape of a dispatch (runtime/ShapeVariants.h): it waits at
 /// barriers, not fbarriers, and the finalizer chooses the width. A fixed

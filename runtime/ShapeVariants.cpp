@@ -14,9 +14,9 @@ ShapeVariants::ShapeVariants(
 
 ShapeVariants::~ShapeVariants() = default;
 
-bool ShapeVariants::suitable(unsigned Dims, const uint32_t (&Grid)[3],
+bool ShapeVariants::suitable(const uint32_t (&Grid)[3],
                              const uint32_t (&Wg)[3]) {
-  (void)Dims; // Unused dimensions are 1 (the packet processor checks).
+  // Unused dimensions are 1 (the packet processor checks).
   for (unsigned D = 0; D < 3; ++D)
     if (Wg[D] == 0 || Grid[D] % Wg[D] != 0)
       return false;
@@ -24,9 +24,9 @@ bool ShapeVariants::suitable(unsigned Dims, const uint32_t (&Grid)[3],
 }
 
 const cpu::KernelDescriptor *
-ShapeVariants::variantFor(unsigned Dims, const uint32_t (&Grid)[3],
+ShapeVariants::variantFor(unsigned, const uint32_t (&Grid)[3],
                           const uint32_t (&Wg)[3]) {
-  if (!suitable(Dims, Grid, Wg))
+  if (!suitable(Grid, Wg))
     return nullptr;
   const Shape S{Wg[0], Wg[1], Wg[2]};
   std::lock_guard<std::mutex> Lock(Mutex);

@@ -42,8 +42,7 @@ public:
 
   /// Whether a dispatch of this geometry may have a variant: whole groups
   /// (a partial group at the grid's edge would need the generic code).
-  static bool suitable(unsigned Dims, const uint32_t (&Grid)[3],
-                       const uint32_t (&Wg)[3]);
+  static bool suitable(const uint32_t (&Grid)[3], const uint32_t (&Wg)[3]);
 
 private:
   using Shape = std::array<uint32_t, 3>;
