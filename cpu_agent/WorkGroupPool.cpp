@@ -75,7 +75,7 @@ WorkGroupPool::~WorkGroupPool() {
 
 void WorkGroupPool::submit(std::shared_ptr<GroupJob> J) {
   {
-    std::lock_guard<std::mutex> Guard(Lock);
+    std::lock_guard<SpinLock> Guard(Lock);
     Jobs.push_back(std::move(J));
     Queued.store(uint32_t(Jobs.size()), std::memory_order_release);
   }
@@ -83,14 +83,14 @@ void WorkGroupPool::submit(std::shared_ptr<GroupJob> J) {
 }
 
 std::vector<std::shared_ptr<GroupJob>> WorkGroupPool::queued() {
-  std::lock_guard<std::mutex> Guard(Lock);
+  std::lock_guard<SpinLock> Guard(Lock);
   return {Jobs.begin(), Jobs.end()};
 }
 
 std::shared_ptr<GroupJob> WorkGroupPool::take() {
   if (Queued.load(std::memory_order_acquire) == 0)
     return nullptr;
-  std::lock_guard<std::mutex> Guard(Lock);
+  std::lock_guard<SpinLock> Guard(Lock);
   while (!Jobs.empty() && Jobs.front()->exhausted())
     Jobs.pop_front();
   Queued.store(uint32_t(Jobs.size()), std::memory_order_release);

@@ -19,6 +19,7 @@
 #define OPENHSA_CPU_AGENT_WORKGROUPPOOL_H
 
 #include "runtime/core/Futex.h"
+#include "runtime/core/SpinLock.h"
 
 #include <atomic>
 #include <cstdint>
@@ -96,7 +97,9 @@ private:
   void work(unsigned Slot, unsigned Runners);
   std::shared_ptr<GroupJob> take();
 
-  std::mutex Lock; // Guards Jobs.
+  // Guards Jobs. A spin lock: at a job's start every idle worker takes it
+  // at once, and a contended std::mutex put them to sleep in turn.
+  SpinLock Lock;
   std::deque<std::shared_ptr<GroupJob>> Jobs;
   std::atomic<uint32_t> Queued{0}; // Jobs.size(), for polling without Lock.
   WakeWord Wake;
