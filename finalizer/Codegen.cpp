@@ -1,5 +1,6 @@
 //===- finalizer/Codegen.cpp - LLVM IR to a host object file --------------===//
 #include "finalizer/Codegen.h"
+#include "finalizer/DeadGroupStores.h"
 #include "finalizer/ForwardVectorStores.h"
 #include "finalizer/IntegerAddresses.h"
 #include "finalizer/UniformConditions.h"
@@ -264,10 +265,12 @@ llvm::Expected<std::vector<uint8_t>> compileToObject(llvm::Module &M) {
         });
     // Once loops are unrolled: lanes that a group in lockstep exchanges
     // through group memory go from its stores to its loads in registers
-    // (finalizer/ForwardVectorStores.h).
+    // (finalizer/ForwardVectorStores.h), and the stores that nothing reads
+    // any more before the group ends go (finalizer/DeadGroupStores.h).
     PB.registerScalarOptimizerLateEPCallback(
         [](llvm::FunctionPassManager &FPM, llvm::OptimizationLevel) {
           FPM.addPass(ForwardVectorStoresPass());
+          FPM.addPass(DeadGroupStoresPass());
         });
     // Work-item loops whose bounds check holds for the whole group run a
     // copy without it, which vectorizes without masks.

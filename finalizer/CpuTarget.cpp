@@ -4,6 +4,7 @@
 #include "abi/CpuDispatchContext.h"
 #include "brig/BrigModule.h"
 #include "finalizer/Codegen.h"
+#include "finalizer/DeadGroupStores.h"
 #include "finalizer/FixedGroupShape.h"
 #include "finalizer/LockstepGroups.h"
 #include "finalizer/PromoteRegisterFile.h"
@@ -706,6 +707,9 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
   const std::string Name = "openhsa.wg." + K.Symbol.Name.substr(1);
   llvm::Function *F =
       llvm::Function::Create(FnTy, llvm::GlobalValue::ExternalLinkage, Name, M);
+  // One call runs one work-group: its group and private segments end when
+  // it returns (DeadGroupStores.h).
+  F->addFnAttr(WorkGroupFunctionAttr);
   // The packet's kernarg block holds all the kernel's arguments (PRM 4.21),
   // each at its natural alignment: loads of arguments may move out of
   // work-item loops and branches. 8, not the segment's 16: callers often

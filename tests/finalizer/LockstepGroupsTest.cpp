@@ -110,6 +110,10 @@ TEST(LockstepGroupsTest, TheTreeReductionKeepsItsGroupMemoryInRegisters) {
   const std::string Vector = "<" + std::to_string(Group) + " x float>";
   EXPECT_EQ(count(D.Ir, "call " + Vector + " @llvm.masked.load"), 1u) << D.Ir;
   EXPECT_EQ(count(D.Ir, "load " + Vector), 0u) << D.Ir;
+  // Nor are the tree's stores left: nothing reads them before the group
+  // ends (finalizer/DeadGroupStores.h).
+  EXPECT_EQ(count(D.Ir, "store " + Vector), 0u) << D.Ir;
+  EXPECT_EQ(count(D.Ir, "call void @llvm.masked.store"), 0u) << D.Ir;
 }
 
 TEST(LockstepGroupsTest, CodeObjectsKeepWhatTheRuntimeNeeds) {

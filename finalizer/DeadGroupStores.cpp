@@ -1,0 +1,166 @@
+//===- finalizer/DeadGroupStores.cpp - Stores no one reads again ----------===//
+#include "finalizer/DeadGroupStores.h"
+
+#include "hsa/hsa_ext_openhsa.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Analysis/MemoryLocation.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/CFG.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+
+#include <cstddef>
+#include <optional>
+
+using namespace llvm;
+
+namespace openhsa::finalizer {
+
+namespace {
+
+using Ctx = hsa_ext_openhsa_dispatch_context_t;
+
+/// Whether V loads one of the dispatch context's segment bases: the group
+/// segment, or the private segment of the group's work-items. The
+/// work-group function's second argument is the context.
+bool isSegmentBase(const Value *V, const Function &F) {
+  const auto *L = dyn_cast<LoadInst>(V);
+  if (!L || F.arg_size() < 2)
+    return false;
+  int64_t Offset = 0;
+  const Value *Base = GetPointerBaseWithConstantOffset(
+      L->getPointerOperand(), Offset, F.getDataLayout());
+  return Base == F.getArg(1) && (Offset == offsetof(Ctx, group_base) ||
+                                 Offset == offsetof(Ctx, private_base));
+}
+
+/// The segment base that Ptr is based on, or null.
+const Value *segmentOf(const Value *Ptr, const Function &F) {
+  const Value *Object = getUnderlyingObject(Ptr);
+  return isSegmentBase(Object, F) ? Object : nullptr;
+}
+
+/// A store the pass may remove: a plain store or a masked store into a
+/// segment, with where it writes.
+struct SegmentStore {
+  Instruction *Store;
+  const Value *Segment;
+  MemoryLocation Where;
+};
+
+std::optional<SegmentStore> segmentStore(Instruction &I, const Function &F) {
+  if (auto *S = dyn_cast<StoreInst>(&I)) {
+    if (S->isVolatile() || S->isAtomic())
+      return std::nullopt;
+    if (const Value *Seg = segmentOf(S->getPointerOperand(), F))
+      return SegmentStore{S, Seg, MemoryLocation::get(S)};
+    return std::nullopt;
+  }
+  if (auto *II = dyn_cast<IntrinsicInst>(&I);
+      II && II->getIntrinsicID() == Intrinsic::masked_store)
+    if (const Value *Seg = segmentOf(II->getArgOperand(1), F))
+      return SegmentStore{II, Seg,
+                          MemoryLocation::getForArgument(II, 1, nullptr)};
+  return std::nullopt;
+}
+
+/// Instructions that touch no memory a program can see, whatever their
+/// memory effects say: hints and markers.
+bool isHint(const Instruction &I) {
+  const auto *II = dyn_cast<IntrinsicInst>(&I);
+  if (!II)
+    return false;
+  switch (II->getIntrinsicID()) {
+  case Intrinsic::prefetch:
+  case Intrinsic::assume:
+  case Intrinsic::lifetime_start:
+  case Intrinsic::lifetime_end:
+  case Intrinsic::experimental_noalias_scope_decl:
+  case Intrinsic::sideeffect:
+  case Intrinsic::pseudoprobe:
+    return true;
+  default:
+    return isa<DbgInfoIntrinsic>(II);
+  }
+}
+
+/// Whether I may read any byte of Where.
+bool mayRead(const Instruction &I, const MemoryLocation &Where, AAResults &AA) {
+  if (!I.mayReadFromMemory() || isHint(I))
+    return false;
+  // Memory that no store may change (the dispatch context's fields, the
+  // kernel's arguments) cannot show what a store wrote.
+  if (I.hasMetadata(LLVMContext::MD_invariant_load))
+    return false;
+  return isRefSet(AA.getModRefInfo(&I, Where));
+}
+
+} // namespace
+
+unsigned removeDeadGroupStores(Function &F, AAResults &AA) {
+  if (!F.hasFnAttribute(WorkGroupFunctionAttr) || F.isDeclaration())
+    return 0;
+
+  // The segments the function stores to.
+  SmallVector<const Value *, 2> Segments;
+  for (Instruction &I : instructions(F))
+    if (auto S = segmentStore(I, F); S && !is_contained(Segments, S->Segment))
+      Segments.push_back(S->Segment);
+  if (Segments.empty())
+    return 0;
+
+  // Per segment, the blocks that may read it anywhere, then the blocks
+  // from whose end a read of it may be reached (a backward fixed point).
+  DenseMap<const Value *, DenseMap<const BasicBlock *, bool>> ReadsIn, LiveOut;
+  for (const Value *Seg : Segments) {
+    const MemoryLocation Whole = MemoryLocation::getBeforeOrAfter(Seg);
+    auto &Reads = ReadsIn[Seg];
+    for (BasicBlock &BB : F)
+      Reads[&BB] = any_of(
+          BB, [&](const Instruction &I) { return mayRead(I, Whole, AA); });
+    auto &Live = LiveOut[Seg];
+    for (bool Changed = true; Changed;) {
+      Changed = false;
+      for (BasicBlock &BB : F) {
+        if (Live[&BB])
+          continue;
+        if (any_of(successors(&BB),
+                   [&](const BasicBlock *S) { return Reads[S] || Live[S]; })) {
+          Live[&BB] = true;
+          Changed = true;
+        }
+      }
+    }
+  }
+
+  SmallVector<Instruction *, 32> Dead;
+  for (BasicBlock &BB : F) {
+    for (Instruction &I : BB) {
+      std::optional<SegmentStore> S = segmentStore(I, F);
+      if (!S || LiveOut[S->Segment][&BB])
+        continue;
+      bool Read = false;
+      for (auto It = std::next(I.getIterator()); It != BB.end() && !Read; ++It)
+        Read = mayRead(*It, S->Where, AA);
+      if (!Read)
+        Dead.push_back(&I);
+    }
+  }
+  for (Instruction *I : Dead)
+    I->eraseFromParent();
+  return unsigned(Dead.size());
+}
+
+PreservedAnalyses DeadGroupStoresPass::run(Function &F,
+                                           FunctionAnalysisManager &FAM) {
+  if (!removeDeadGroupStores(F, FAM.getResult<AAManager>(F)))
+    return PreservedAnalyses::all();
+  PreservedAnalyses PA;
+  PA.preserveSet<CFGAnalyses>();
+  return PA;
+}
+
+} // namespace openhsa::finalizer

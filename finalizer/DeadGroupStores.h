@@ -1,0 +1,46 @@
+//===- finalizer/DeadGroupStores.h - Stores no one reads again --*- C++ -*-===//
+//
+// A work-group function (CpuTarget.cpp, "openhsa.wg.<kernel>") runs one
+// work-group: its group segment and its work-items' private segments live
+// as long as that call (PRM 4.20: group memory is allocated per work-group
+// and undefined when it starts; private memory per work-item). A store to
+// them that nothing reads before the function returns is dead.
+//
+// Such stores are left behind where a group runs in lockstep
+// (LockstepGroups.h): once ForwardVectorStores.h has given the loads their
+// lanes in registers, the tree reduction still stored each step's sums, 35
+// vector stores a group of 256 that nothing read, as much work as the rest
+// of the group on a core whose store port was the bottleneck. LLVM's DSE
+// does not see that the segments end at the return (they are memory the
+// runtime passes in, not allocas), and does not remove masked stores.
+//
+// The pass removes plain and masked stores (llvm.masked.store) whose
+// address is based on the dispatch context's group_base or private_base,
+// where no instruction after them in their block may read the bytes they
+// wrote (alias analysis), and no block reachable from theirs may read the
+// segment at all. Calls that may read memory count as reads.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OPENHSA_FINALIZER_DEADGROUPSTORES_H
+#define OPENHSA_FINALIZER_DEADGROUPSTORES_H
+
+#include "llvm/Analysis/AliasAnalysis.h"
+#include "llvm/IR/PassManager.h"
+
+namespace openhsa::finalizer {
+
+/// The string attribute that marks a work-group function (one group a call).
+inline constexpr const char *WorkGroupFunctionAttr = "openhsa-work-group";
+
+/// Removes the dead segment stores of F (a no-op unless F carries
+/// WorkGroupFunctionAttr); returns how many it removed.
+unsigned removeDeadGroupStores(llvm::Function &F, llvm::AAResults &AA);
+
+struct DeadGroupStoresPass : llvm::PassInfoMixin<DeadGroupStoresPass> {
+  llvm::PreservedAnalyses run(llvm::Function &F,
+                              llvm::FunctionAnalysisManager &FAM);
+};
+
+} // namespace openhsa::finalizer
+
+#endif

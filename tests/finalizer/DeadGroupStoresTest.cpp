@@ -1,0 +1,210 @@
+//===- tests/finalizer/DeadGroupStoresTest.cpp - Stores no one reads ------===//
+//
+// finalizer/DeadGroupStores.h on IR written for each rule: in a work-group
+// function, plain and masked stores to the group and private segments that
+// nothing reads before the function returns go; stores that a later
+// instruction of their block, a later block, a loop's next trip or a call
+// may read stay, as do stores to other memory and every store of a
+// function that is not a work-group function.
+//
+//===----------------------------------------------------------------------===//
+#include "finalizer/DeadGroupStores.h"
+
+#include "finalizer/Codegen.h"
+#include "hsa/hsa_ext_openhsa.h"
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstddef>
+#include <gtest/gtest.h>
+
+namespace {
+
+using Ctx = hsa_ext_openhsa_dispatch_context_t;
+
+/// Runs the pass on @f of the module Body declares (after the common
+/// declarations) and returns @f's text afterwards. In Body, GROUP and
+/// PRIVATE stand for the context's offsets of group_base and private_base,
+/// and ATTRS for the work-group function attribute.
+std::string afterPass(std::string Body, unsigned *Count = nullptr) {
+  auto Replace = [&](const std::string &From, const std::string &To) {
+    for (size_t At = Body.find(From); At != std::string::npos;
+         At = Body.find(From, At + To.size()))
+      Body.replace(At, From.size(), To);
+  };
+  Replace("GROUP", std::to_string(offsetof(Ctx, group_base)));
+  Replace("PRIVATE", std::to_string(offsetof(Ctx, private_base)));
+  Replace("ATTRS",
+          std::string("\"") + openhsa::finalizer::WorkGroupFunctionAttr + "\"");
+  const std::string Text =
+      "declare void @llvm.masked.store.v4f32.p0(<4 x float>, ptr, i32, "
+      "<4 x i1>)\n"
+      "declare void @llvm.prefetch.p0(ptr, i32, i32, i32)\n"
+      "declare void @opaque(ptr)\n" +
+      Body;
+  llvm::LLVMContext C;
+  llvm::SMDiagnostic Err;
+  std::unique_ptr<llvm::Module> M = llvm::parseAssemblyString(Text, Err, C);
+  if (!M) {
+    std::string S;
+    llvm::raw_string_ostream OS(S);
+    Err.print("test", OS);
+    ADD_FAILURE() << S;
+    return "";
+  }
+  openhsa::finalizer::StandaloneAnalyses Analyses;
+  llvm::FunctionAnalysisManager &FAM = Analyses.functions();
+  llvm::Function *F = M->getFunction("f");
+  const unsigned N = openhsa::finalizer::removeDeadGroupStores(
+      *F, FAM.getResult<llvm::AAManager>(*F));
+  if (Count)
+    *Count = N;
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  EXPECT_FALSE(llvm::verifyFunction(*F, &OS)) << OS.str();
+  F->print(OS);
+  return S;
+}
+
+size_t count(const std::string &Text, const std::string &What) {
+  size_t N = 0;
+  for (size_t At = Text.find(What); At != std::string::npos;
+       At = Text.find(What, At + 1))
+    ++N;
+  return N;
+}
+
+TEST(DeadGroupStoresTest, StoresNothingReadsBeforeTheGroupEndsGo) {
+  // A tree step's pattern: the group's values stored whole, then the sums
+  // of the lower half masked; the sum leaves through global memory. A
+  // prefetch after the stores reads nothing a program can see, nor does a
+  // load of the context (invariant).
+  unsigned Count = 0;
+  const std::string F = afterPass(R"(
+define void @f(ptr %k, ptr %c, <4 x float> %a, <4 x float> %b, ptr %out,
+               float %s) ATTRS {
+  %gp = getelementptr i8, ptr %c, i64 GROUP
+  %g = load ptr, ptr %gp
+  store <4 x float> %a, ptr %g
+  %g16 = getelementptr i8, ptr %g, i64 16
+  call void @llvm.masked.store.v4f32.p0(<4 x float> %b, ptr %g16, i32 4,
+                                        <4 x i1> <i1 true, i1 true, i1 false, i1 false>)
+  %pp = getelementptr i8, ptr %c, i64 PRIVATE
+  %p = load ptr, ptr %pp, !invariant.load !0
+  store float %s, ptr %p
+  call void @llvm.prefetch.p0(ptr %out, i32 0, i32 3, i32 1)
+  store float %s, ptr %out
+  ret void
+}
+!0 = !{}
+)",
+                                  &Count);
+  EXPECT_EQ(Count, 3u) << F;
+  EXPECT_EQ(count(F, "store <4 x float>"), 0u) << F;
+  EXPECT_EQ(count(F, "call void @llvm.masked.store"), 0u) << F;
+  // Only the store to global memory is left.
+  EXPECT_EQ(count(F, "store float %s, ptr %out"), 1u) << F;
+  EXPECT_EQ(count(F, "store "), 1u) << F;
+}
+
+TEST(DeadGroupStoresTest, StoresThatMayBeReadStay) {
+  // Read later in the block: the store of %a stays; the one of %b after
+  // the load goes.
+  unsigned Count = 0;
+  std::string F = afterPass(R"(
+define float @f(ptr %k, ptr %c, <4 x float> %a, <4 x float> %b) ATTRS {
+  %gp = getelementptr i8, ptr %c, i64 GROUP
+  %g = load ptr, ptr %gp
+  store <4 x float> %a, ptr %g
+  %g4 = getelementptr i8, ptr %g, i64 4
+  %v = load float, ptr %g4
+  store <4 x float> %b, ptr %g
+  ret float %v
+}
+)",
+                            &Count);
+  EXPECT_EQ(Count, 1u) << F;
+  EXPECT_EQ(count(F, "store <4 x float> %a"), 1u) << F;
+  EXPECT_EQ(count(F, "store <4 x float> %b"), 0u) << F;
+
+  // Read in a later block, or by a call that may read anything.
+  for (const char *Reader :
+       {"  %v = load float, ptr %g\n", "  call void @opaque(ptr %k)\n"}) {
+    F = afterPass(std::string(R"(
+define void @f(ptr %k, ptr %c, <4 x float> %a, i1 %x) ATTRS {
+  %gp = getelementptr i8, ptr %c, i64 GROUP
+  %g = load ptr, ptr %gp
+  store <4 x float> %a, ptr %g
+  br i1 %x, label %then, label %end
+then:
+)") + Reader + R"(  br label %end
+end:
+  ret void
+}
+)",
+                  &Count);
+    EXPECT_EQ(Count, 0u) << F;
+    EXPECT_EQ(count(F, "store <4 x float> %a"), 1u) << F;
+  }
+
+  // Read on the loop's next trip, before the store in the same block.
+  F = afterPass(R"(
+define void @f(ptr %k, ptr %c, <4 x float> %a, ptr %out) ATTRS {
+entry:
+  %gp = getelementptr i8, ptr %c, i64 GROUP
+  %g = load ptr, ptr %gp
+  br label %loop
+loop:
+  %i = phi i32 [ 0, %entry ], [ %n, %loop ]
+  %v = load <4 x float>, ptr %g
+  store <4 x float> %v, ptr %out
+  store <4 x float> %a, ptr %g
+  %n = add i32 %i, 1
+  %more = icmp ult i32 %n, 4
+  br i1 %more, label %loop, label %end
+end:
+  ret void
+}
+)",
+                &Count);
+  EXPECT_EQ(Count, 0u) << F;
+  EXPECT_EQ(count(F, "store <4 x float> %a, ptr %g"), 1u) << F;
+}
+
+TEST(DeadGroupStoresTest, OtherMemoryAndOtherFunctionsAreLeftAlone) {
+  // A pointer loaded from another field of the context is not a segment;
+  // nor is memory the kernel's arguments point to.
+  unsigned Count = 0;
+  std::string F = afterPass(R"(
+define void @f(ptr %k, ptr %c, <4 x float> %a) ATTRS {
+  %qp = getelementptr i8, ptr %c, i64 8
+  %q = load ptr, ptr %qp
+  store <4 x float> %a, ptr %q
+  %o = load ptr, ptr %k
+  store <4 x float> %a, ptr %o
+  ret void
+}
+)",
+                            &Count);
+  EXPECT_EQ(Count, 0u) << F;
+  EXPECT_EQ(count(F, "store <4 x float>"), 2u) << F;
+
+  // The same dead group store outside a work-group function: a function
+  // that the work-group function calls may run in a loop of its own.
+  F = afterPass(R"(
+define void @f(ptr %k, ptr %c, <4 x float> %a) {
+  %gp = getelementptr i8, ptr %c, i64 GROUP
+  %g = load ptr, ptr %gp
+  store <4 x float> %a, ptr %g
+  ret void
+}
+)",
+                &Count);
+  EXPECT_EQ(Count, 0u) << F;
+  EXPECT_EQ(count(F, "store <4 x float>"), 1u) << F;
+}
+
+} // namespace
