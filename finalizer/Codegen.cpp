@@ -2,6 +2,7 @@
 #include "finalizer/Codegen.h"
 #include "finalizer/DeadGroupStores.h"
 #include "finalizer/ForwardVectorStores.h"
+#include "finalizer/GroupBoundsChecks.h"
 #include "finalizer/IntegerAddresses.h"
 #include "finalizer/UniformConditions.h"
 
@@ -267,10 +268,13 @@ llvm::Expected<std::vector<uint8_t>> compileToObject(llvm::Module &M) {
     // through group memory go from its stores to its loads in registers
     // (finalizer/ForwardVectorStores.h), and the stores that nothing reads
     // any more before the group ends go (finalizer/DeadGroupStores.h).
+    // Then such a group runs without its bounds check's masks where the
+    // check holds for all of it (finalizer/GroupBoundsChecks.h).
     PB.registerScalarOptimizerLateEPCallback(
         [](llvm::FunctionPassManager &FPM, llvm::OptimizationLevel) {
           FPM.addPass(ForwardVectorStoresPass());
           FPM.addPass(DeadGroupStoresPass());
+          FPM.addPass(GroupBoundsChecksPass());
         });
     // Work-item loops whose bounds check holds for the whole group run a
     // copy without it, which vectorizes without masks.

@@ -37,6 +37,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -518,15 +519,16 @@ inline void runKernelWith(const FinalizedProgram &P, const std::string &Name,
 #ifdef OPENHSA_BENCH_KERNELS_DIR
 /// Runs the benchmarks' tree reduction (benchmarks/kernels/reduction.hsail,
 /// finalized in P) over In in whole groups of Group and returns the
-/// groups' partial sums.
+/// groups' partial sums; the kernel's bound n is In's size, or Bound.
 inline std::vector<float> runReduction(const FinalizedProgram &P,
-                                       std::vector<float> &In, uint32_t Group) {
+                                       std::vector<float> &In, uint32_t Group,
+                                       std::optional<uint32_t> Bound = {}) {
   const uint32_t N = uint32_t(In.size());
   std::vector<float> Partial(N / Group, -1.0f);
   struct {
     float *In, *Partial;
     uint32_t N;
-  } Args{In.data(), Partial.data(), N};
+  } Args{In.data(), Partial.data(), Bound.value_or(N)};
   Grid G;
   G.Size[0] = N;
   G.WorkGroup[0] = Group;

@@ -88,6 +88,29 @@ TEST(LockstepGroupsTest, TheTreeReductionSumsAsRegionByRegion) {
   }
 }
 
+TEST(LockstepGroupsTest, GroupsPastTheBoundCheckEveryWorkItem) {
+  // The reduction's `id < n` holds for every work-item of the groups below
+  // n, which run without its masks (GroupBoundsChecks.h); the group that n
+  // falls in and the groups past it check each work-item. Bounds at a
+  // group's start, inside it and past the grid, and 0.
+  const std::string Reduce = benchmarkKernel("reduction.hsail");
+  ASSERT_FALSE(Reduce.empty());
+  const unsigned W = openhsa::finalizer::hostVectorWidth();
+  for (uint32_t Group : {W, 4 * W, widestGroup()}) {
+    auto P = finalizeText(Reduce, 0, fixedShape(Group, true));
+    ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+    std::vector<float> In = reductionInput(Group * 8);
+    for (uint32_t Bound :
+         {Group * 5 + Group / 2 + 3, Group * 3, 0u, Group * 8 - 1, ~0u}) {
+      std::vector<float> Want(8, 0.0f);
+      for (uint32_t I = 0; I < In.size() && I < Bound; ++I)
+        Want[I / Group] += In[I];
+      EXPECT_EQ(runReduction(*P, In, Group, Bound), Want)
+          << "groups of " << Group << ", bound " << Bound;
+    }
+  }
+}
+
 TEST(LockstepGroupsTest, TheTreeReductionKeepsItsGroupMemoryInRegisters) {
   if (!vectorizing())
     GTEST_SKIP() << "lockstep groups are vectorized";
@@ -104,12 +127,13 @@ TEST(LockstepGroupsTest, TheTreeReductionKeepsItsGroupMemoryInRegisters) {
   // No region state machine: the body is inlined once, and no register
   // file is left.
   EXPECT_EQ(D.Ir.find("resume"), std::string::npos) << D.Ir;
-  // Of the group's loads, only the input's stays (its bounds check masks
-  // it): the tree's eight steps take their lanes from the stores before
-  // them.
+  // Of the group's loads, only the input's stays: the tree's eight steps
+  // take their lanes from the stores before them. The input's load is
+  // masked by the bounds check where the group runs past the bound, and
+  // plain in the copy for the groups below it (GroupBoundsChecks.h).
   const std::string Vector = "<" + std::to_string(Group) + " x float>";
   EXPECT_EQ(count(D.Ir, "call " + Vector + " @llvm.masked.load"), 1u) << D.Ir;
-  EXPECT_EQ(count(D.Ir, "load " + Vector), 0u) << D.Ir;
+  EXPECT_EQ(count(D.Ir, "load " + Vector + ", ptr"), 1u) << D.Ir;
   // Nor are the tree's stores left: nothing reads them before the group
   // ends (finalizer/DeadGroupStores.h).
   EXPECT_EQ(count(D.Ir, "store " + Vector), 0u) << D.Ir;
