@@ -10,18 +10,16 @@
 //===----------------------------------------------------------------------===//
 #include "finalizer/DeadGroupStores.h"
 
+#include "IrText.h"
 #include "finalizer/Codegen.h"
 #include "hsa/hsa_ext_openhsa.h"
-#include "llvm/AsmParser/Parser.h"
-#include "llvm/IR/Module.h"
-#include "llvm/IR/Verifier.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <cstddef>
 #include <gtest/gtest.h>
 
 namespace {
+
+using openhsa::test::occurrences;
 
 using Ctx = hsa_ext_openhsa_dispatch_context_t;
 
@@ -46,15 +44,9 @@ std::string afterPass(std::string Body, unsigned *Count = nullptr) {
       "declare void @opaque(ptr)\n" +
       Body;
   llvm::LLVMContext C;
-  llvm::SMDiagnostic Err;
-  std::unique_ptr<llvm::Module> M = llvm::parseAssemblyString(Text, Err, C);
-  if (!M) {
-    std::string S;
-    llvm::raw_string_ostream OS(S);
-    Err.print("test", OS);
-    ADD_FAILURE() << S;
+  std::unique_ptr<llvm::Module> M = openhsa::test::parseIr(Text, C);
+  if (!M)
     return "";
-  }
   openhsa::finalizer::StandaloneAnalyses Analyses;
   llvm::FunctionAnalysisManager &FAM = Analyses.functions();
   llvm::Function *F = M->getFunction("f");
@@ -62,19 +54,7 @@ std::string afterPass(std::string Body, unsigned *Count = nullptr) {
       *F, FAM.getResult<llvm::AAManager>(*F));
   if (Count)
     *Count = N;
-  std::string S;
-  llvm::raw_string_ostream OS(S);
-  EXPECT_FALSE(llvm::verifyFunction(*F, &OS)) << OS.str();
-  F->print(OS);
-  return S;
-}
-
-size_t count(const std::string &Text, const std::string &What) {
-  size_t N = 0;
-  for (size_t At = Text.find(What); At != std::string::npos;
-       At = Text.find(What, At + 1))
-    ++N;
-  return N;
+  return openhsa::test::verifiedText(*F);
 }
 
 TEST(DeadGroupStoresTest, StoresNothingReadsBeforeTheGroupEndsGo) {
@@ -103,11 +83,11 @@ define void @f(ptr %k, ptr %c, <4 x float> %a, <4 x float> %b, ptr %out,
 )",
                                   &Count);
   EXPECT_EQ(Count, 3u) << F;
-  EXPECT_EQ(count(F, "store <4 x float>"), 0u) << F;
-  EXPECT_EQ(count(F, "call void @llvm.masked.store"), 0u) << F;
+  EXPECT_EQ(occurrences(F, "store <4 x float>"), 0u) << F;
+  EXPECT_EQ(occurrences(F, "call void @llvm.masked.store"), 0u) << F;
   // Only the store to global memory is left.
-  EXPECT_EQ(count(F, "store float %s, ptr %out"), 1u) << F;
-  EXPECT_EQ(count(F, "store "), 1u) << F;
+  EXPECT_EQ(occurrences(F, "store float %s, ptr %out"), 1u) << F;
+  EXPECT_EQ(occurrences(F, "store "), 1u) << F;
 }
 
 TEST(DeadGroupStoresTest, StoresThatMayBeReadStay) {
@@ -127,8 +107,8 @@ define float @f(ptr %k, ptr %c, <4 x float> %a, <4 x float> %b) ATTRS {
 )",
                             &Count);
   EXPECT_EQ(Count, 1u) << F;
-  EXPECT_EQ(count(F, "store <4 x float> %a"), 1u) << F;
-  EXPECT_EQ(count(F, "store <4 x float> %b"), 0u) << F;
+  EXPECT_EQ(occurrences(F, "store <4 x float> %a"), 1u) << F;
+  EXPECT_EQ(occurrences(F, "store <4 x float> %b"), 0u) << F;
 
   // Read in a later block, or by a call that may read anything.
   for (const char *Reader :
@@ -147,7 +127,7 @@ end:
 )",
                   &Count);
     EXPECT_EQ(Count, 0u) << F;
-    EXPECT_EQ(count(F, "store <4 x float> %a"), 1u) << F;
+    EXPECT_EQ(occurrences(F, "store <4 x float> %a"), 1u) << F;
   }
 
   // Read on the loop's next trip, before the store in the same block.
@@ -171,7 +151,7 @@ end:
 )",
                 &Count);
   EXPECT_EQ(Count, 0u) << F;
-  EXPECT_EQ(count(F, "store <4 x float> %a, ptr %g"), 1u) << F;
+  EXPECT_EQ(occurrences(F, "store <4 x float> %a, ptr %g"), 1u) << F;
 }
 
 TEST(DeadGroupStoresTest, OtherMemoryAndOtherFunctionsAreLeftAlone) {
@@ -190,7 +170,7 @@ define void @f(ptr %k, ptr %c, <4 x float> %a) ATTRS {
 )",
                             &Count);
   EXPECT_EQ(Count, 0u) << F;
-  EXPECT_EQ(count(F, "store <4 x float>"), 2u) << F;
+  EXPECT_EQ(occurrences(F, "store <4 x float>"), 2u) << F;
 
   // The same dead group store outside a work-group function: a function
   // that the work-group function calls may run in a loop of its own.
@@ -204,7 +184,7 @@ define void @f(ptr %k, ptr %c, <4 x float> %a) {
 )",
                 &Count);
   EXPECT_EQ(Count, 0u) << F;
-  EXPECT_EQ(count(F, "store <4 x float>"), 1u) << F;
+  EXPECT_EQ(occurrences(F, "store <4 x float>"), 1u) << F;
 }
 
 } // namespace

@@ -9,12 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "finalizer/ForwardVectorStores.h"
 
+#include "IrText.h"
 #include "finalizer/Codegen.h"
-#include "llvm/AsmParser/Parser.h"
-#include "llvm/IR/Module.h"
-#include "llvm/IR/Verifier.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
 
@@ -31,15 +27,9 @@ std::string forwarded(const std::string &Body, unsigned *Count = nullptr) {
       "declare void @opaque(ptr)\n" +
       Body;
   llvm::LLVMContext C;
-  llvm::SMDiagnostic Err;
-  std::unique_ptr<llvm::Module> M = llvm::parseAssemblyString(Text, Err, C);
-  if (!M) {
-    std::string S;
-    llvm::raw_string_ostream OS(S);
-    Err.print("test", OS);
-    ADD_FAILURE() << S;
+  std::unique_ptr<llvm::Module> M = openhsa::test::parseIr(Text, C);
+  if (!M)
     return "";
-  }
   openhsa::finalizer::StandaloneAnalyses Analyses;
   llvm::FunctionAnalysisManager &FAM = Analyses.functions();
   llvm::Function *F = M->getFunction("f");
@@ -47,11 +37,7 @@ std::string forwarded(const std::string &Body, unsigned *Count = nullptr) {
       *F, FAM.getResult<llvm::AAManager>(*F));
   if (Count)
     *Count = N;
-  std::string S;
-  llvm::raw_string_ostream OS(S);
-  EXPECT_FALSE(llvm::verifyFunction(*F, &OS)) << OS.str();
-  F->print(OS);
-  return S;
+  return openhsa::test::verifiedText(*F);
 }
 
 TEST(ForwardVectorStoresTest, LanesComeFromTheNewestStoreThatWroteThem) {

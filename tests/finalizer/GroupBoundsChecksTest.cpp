@@ -9,16 +9,14 @@
 //===----------------------------------------------------------------------===//
 #include "finalizer/GroupBoundsChecks.h"
 
+#include "IrText.h"
 #include "finalizer/DeadGroupStores.h"
-#include "llvm/AsmParser/Parser.h"
-#include "llvm/IR/Module.h"
-#include "llvm/IR/Verifier.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
 
 namespace {
+
+using openhsa::test::occurrences;
 
 /// Runs the pass on @f of the module Body declares (ATTRS stands for the
 /// work-group function attribute); returns @f's text afterwards and sets
@@ -34,30 +32,12 @@ std::string afterPass(std::string Body, bool &Versioned) {
       "<4 x float>)\n" +
       Body;
   llvm::LLVMContext C;
-  llvm::SMDiagnostic Err;
-  std::unique_ptr<llvm::Module> M = llvm::parseAssemblyString(Text, Err, C);
-  if (!M) {
-    std::string S;
-    llvm::raw_string_ostream OS(S);
-    Err.print("test", OS);
-    ADD_FAILURE() << S;
+  std::unique_ptr<llvm::Module> M = openhsa::test::parseIr(Text, C);
+  if (!M)
     return "";
-  }
   llvm::Function *F = M->getFunction("f");
   Versioned = openhsa::finalizer::versionGroupBoundsCheck(*F);
-  std::string S;
-  llvm::raw_string_ostream OS(S);
-  EXPECT_FALSE(llvm::verifyFunction(*F, &OS)) << OS.str();
-  F->print(OS);
-  return S;
-}
-
-size_t count(const std::string &Text, const std::string &What) {
-  size_t N = 0;
-  for (size_t At = Text.find(What); At != std::string::npos;
-       At = Text.find(What, At + 1))
-    ++N;
-  return N;
+  return openhsa::test::verifiedText(*F);
 }
 
 /// A lockstep group of 4 work-items: ids group * 4 + lane, a load masked
@@ -100,9 +80,11 @@ TEST(GroupBoundsChecksTest, TheGroupBelowTheBoundRunsWithoutTheMask) {
     EXPECT_TRUE(Versioned) << Pred;
     // The copy's test for any lane, masked load and select see a constant
     // all-true mask; the original keeps the comparison.
-    EXPECT_EQ(count(F, "<4 x i1> <i1 true, i1 true, i1 true, i1 true>"), 3u)
+    EXPECT_EQ(occurrences(F, "<4 x i1> <i1 true, i1 true, i1 true, i1 true>"),
+              3u)
         << F;
-    EXPECT_EQ(count(F, "icmp " + std::string(Pred) + " <4 x i32>"), 1u) << F;
+    EXPECT_EQ(occurrences(F, "icmp " + std::string(Pred) + " <4 x i32>"), 1u)
+        << F;
     // The check: the largest lane's value (first + 3) against the bound, in
     // 64 bits, widened as the comparison's sign says.
     const bool Signed = Pred[0] == 's';

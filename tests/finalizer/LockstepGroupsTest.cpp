@@ -10,6 +10,7 @@
 // of the tree reduction is gone.
 //
 //===----------------------------------------------------------------------===//
+#include "IrText.h"
 #include "KernelRunner.h"
 
 #include "finalizer/CodeObject.h"
@@ -23,6 +24,8 @@ using namespace openhsa::test;
 using openhsa::finalizer::ControlDirectives;
 
 namespace {
+
+using openhsa::test::occurrences;
 
 constexpr const char *Lockstep = "the group in lockstep";
 
@@ -65,14 +68,6 @@ std::vector<float> groupSums(const std::vector<float> &In, uint32_t Group) {
   for (size_t I = 0; I < In.size(); ++I)
     Sums[I / Group] += In[I];
   return Sums;
-}
-
-size_t count(const std::string &Text, const std::string &What) {
-  size_t N = 0;
-  for (size_t At = Text.find(What); At != std::string::npos;
-       At = Text.find(What, At + 1))
-    ++N;
-  return N;
 }
 
 TEST(LockstepGroupsTest, TheTreeReductionSumsAsRegionByRegion) {
@@ -132,12 +127,13 @@ TEST(LockstepGroupsTest, TheTreeReductionKeepsItsGroupMemoryInRegisters) {
   // masked by the bounds check where the group runs past the bound, and
   // plain in the copy for the groups below it (GroupBoundsChecks.h).
   const std::string Vector = "<" + std::to_string(Group) + " x float>";
-  EXPECT_EQ(count(D.Ir, "call " + Vector + " @llvm.masked.load"), 1u) << D.Ir;
-  EXPECT_EQ(count(D.Ir, "load " + Vector + ", ptr"), 1u) << D.Ir;
+  EXPECT_EQ(occurrences(D.Ir, "call " + Vector + " @llvm.masked.load"), 1u)
+      << D.Ir;
+  EXPECT_EQ(occurrences(D.Ir, "load " + Vector + ", ptr"), 1u) << D.Ir;
   // Nor are the tree's stores left: nothing reads them before the group
   // ends (finalizer/DeadGroupStores.h).
-  EXPECT_EQ(count(D.Ir, "store " + Vector), 0u) << D.Ir;
-  EXPECT_EQ(count(D.Ir, "call void @llvm.masked.store"), 0u) << D.Ir;
+  EXPECT_EQ(occurrences(D.Ir, "store " + Vector), 0u) << D.Ir;
+  EXPECT_EQ(occurrences(D.Ir, "call void @llvm.masked.store"), 0u) << D.Ir;
 }
 
 TEST(LockstepGroupsTest, CodeObjectsKeepWhatTheRuntimeNeeds) {
