@@ -16,16 +16,16 @@
 #include "finalizer/CodeObject.h"
 #include "finalizer/WorkItemVectorizer.h"
 
+#include <climits>
 #include <cstdlib>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 using namespace openhsa::test;
 using openhsa::finalizer::ControlDirectives;
 
 namespace {
-
-using openhsa::test::occurrences;
 
 constexpr const char *Lockstep = "the group in lockstep";
 
@@ -104,6 +104,105 @@ TEST(LockstepGroupsTest, GroupsPastTheBoundCheckEveryWorkItem) {
           << "groups of " << Group << ", bound " << Bound;
     }
   }
+}
+
+// The reduction over a window of signed ids: work-item i adds in[i] where
+// i + lo < n as signed 32-bit numbers. With lo negative the first groups'
+// ids are negative, in bounds as signed numbers and out of bounds as
+// unsigned ones: the check that picks the copy without masks compares in
+// the comparison's own sign.
+const char *SignedWindow = R"(
+module &m:1:0:$full:$large:$default;
+prog kernel &reduce(kernarg_u64 %in, kernarg_u64 %partial, kernarg_s32 %lo,
+                    kernarg_s32 %n)
+{
+	group_f32 %scratch[256];
+	workitemid_u32	$s0, 0;
+	workitemabsid_u32	$s1, 0;
+	ld_kernarg_s32	$s10, [%lo];
+	add_u32	$s2, $s1, $s10;
+	ld_kernarg_s32	$s4, [%n];
+	mov_b32	$s3, 0F00000000;
+	cmp_lt_b1_s32	$c0, $s2, $s4;
+	cbr_b1	$c0, @load;
+	br	@stash;
+@load:
+	cvt_u64_u32	$d0, $s1;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_u64	$d1, [%in];
+	add_u64	$d1, $d1, $d0;
+	ld_global_f32	$s3, [$d1];
+@stash:
+	shl_u32	$s6, $s0, 2;
+	st_group_f32	$s3, [%scratch][$s6];
+	barrier;
+	workgroupsize_u32	$s5, 0;
+	shr_u32	$s5, $s5, 1;
+@step:
+	cmp_eq_b1_u32	$c1, $s5, 0;
+	cbr_b1	$c1, @write;
+	cmp_ge_b1_u32	$c2, $s0, $s5;
+	cbr_b1	$c2, @wait;
+	add_u32	$s7, $s0, $s5;
+	shl_u32	$s7, $s7, 2;
+	ld_group_f32	$s8, [%scratch][$s6];
+	ld_group_f32	$s9, [%scratch][$s7];
+	add_f32	$s8, $s8, $s9;
+	st_group_f32	$s8, [%scratch][$s6];
+@wait:
+	barrier;
+	shr_u32	$s5, $s5, 1;
+	br	@step;
+@write:
+	cmp_ne_b1_u32	$c3, $s0, 0;
+	cbr_b1	$c3, @end;
+	ld_group_f32	$s8, [%scratch];
+	workgroupid_u32	$s11, 0;
+	cvt_u64_u32	$d2, $s11;
+	shl_u64	$d2, $d2, 2;
+	ld_kernarg_u64	$d3, [%partial];
+	add_u64	$d3, $d3, $d2;
+	st_global_f32	$s8, [$d3];
+@end:
+	ret;
+};
+)";
+
+TEST(LockstepGroupsTest, ASignedWindowChecksInItsSign) {
+  const unsigned W = openhsa::finalizer::hostVectorWidth();
+  for (uint32_t Group : {W, 4 * W, widestGroup()}) {
+    auto P = finalizeText(SignedWindow, 0, fixedShape(Group, true));
+    ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+    std::vector<float> In = reductionInput(Group * 8);
+    const int32_t G = int32_t(Group);
+    for (auto [Lo, N] : {std::pair{-2 * G - 5, 3 * G}, std::pair{-5 * G, 0},
+                         std::pair{0, 3 * G + 1}, std::pair{INT32_MIN, 7}}) {
+      std::vector<float> Want(8, 0.0f), Got(8, -1.0f);
+      for (uint32_t I = 0; I < In.size(); ++I)
+        if (int32_t(I + uint32_t(Lo)) < N)
+          Want[I / Group] += In[I];
+      struct {
+        float *In, *Partial;
+        int32_t Lo, N;
+      } Args{In.data(), Got.data(), Lo, N};
+      Grid Shape;
+      Shape.Size[0] = Group * 8;
+      Shape.WorkGroup[0] = Group;
+      runKernel(*P, "&reduce", Shape, &Args);
+      EXPECT_EQ(Got, Want) << "groups of " << Group << ", lo " << Lo << ", n "
+                           << N;
+    }
+  }
+  if (!vectorizing())
+    return;
+  // The groups in the window load without masks, the others with them.
+  const uint32_t Group = widestGroup();
+  const DumpedFinalization D =
+      dumpFinalization(SignedWindow, 0, fixedShape(Group, true));
+  const std::string Vector = "<" + std::to_string(Group) + " x float>";
+  EXPECT_EQ(occurrences(D.Ir, "call " + Vector + " @llvm.masked.load"), 1u)
+      << D.Ir;
+  EXPECT_EQ(occurrences(D.Ir, "load " + Vector + ", ptr"), 1u) << D.Ir;
 }
 
 TEST(LockstepGroupsTest, TheTreeReductionKeepsItsGroupMemoryInRegisters) {
