@@ -707,8 +707,8 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
   const std::string Name = "openhsa.wg." + K.Symbol.Name.substr(1);
   llvm::Function *F =
       llvm::Function::Create(FnTy, llvm::GlobalValue::ExternalLinkage, Name, M);
-  // One call runs one work-group: its group and private segments end when
-  // it returns (DeadGroupStores.h).
+  // Every work-item a call starts ends in it: its group and private
+  // segments end when it returns (DeadGroupStores.h).
   F->addFnAttr(WorkGroupFunctionAttr);
   // The packet's kernarg block holds all the kernel's arguments (PRM 4.21),
   // each at its natural alignment: loads of arguments may move out of
