@@ -28,33 +28,21 @@ using Ctx = hsa_ext_openhsa_dispatch_context_t;
 /// PRIVATE stand for the context's offsets of group_base and private_base,
 /// and ATTRS for the work-group function attribute.
 std::string afterPass(std::string Body, unsigned *Count = nullptr) {
-  auto Replace = [&](const std::string &From, const std::string &To) {
-    for (size_t At = Body.find(From); At != std::string::npos;
-         At = Body.find(From, At + To.size()))
-      Body.replace(At, From.size(), To);
-  };
-  Replace("GROUP", std::to_string(offsetof(Ctx, group_base)));
-  Replace("PRIVATE", std::to_string(offsetof(Ctx, private_base)));
-  Replace("ATTRS",
-          std::string("\"") + openhsa::finalizer::WorkGroupFunctionAttr + "\"");
+  using openhsa::test::replaceAll;
+  Body = replaceAll(Body, "GROUP", std::to_string(offsetof(Ctx, group_base)));
+  Body =
+      replaceAll(Body, "PRIVATE", std::to_string(offsetof(Ctx, private_base)));
+  Body = replaceAll(Body, "ATTRS",
+                    std::string("\"") +
+                        openhsa::finalizer::WorkGroupFunctionAttr + "\"");
   const std::string Text =
       "declare void @llvm.masked.store.v4f32.p0(<4 x float>, ptr, i32, "
       "<4 x i1>)\n"
       "declare void @llvm.prefetch.p0(ptr, i32, i32, i32)\n"
       "declare void @opaque(ptr)\n" +
       Body;
-  llvm::LLVMContext C;
-  std::unique_ptr<llvm::Module> M = openhsa::test::parseIr(Text, C);
-  if (!M)
-    return "";
-  openhsa::finalizer::StandaloneAnalyses Analyses;
-  llvm::FunctionAnalysisManager &FAM = Analyses.functions();
-  llvm::Function *F = M->getFunction("f");
-  const unsigned N = openhsa::finalizer::removeDeadGroupStores(
-      *F, FAM.getResult<llvm::AAManager>(*F));
-  if (Count)
-    *Count = N;
-  return openhsa::test::verifiedText(*F);
+  return openhsa::test::afterRunOnF(
+      Text, openhsa::finalizer::removeDeadGroupStores, Count);
 }
 
 TEST(DeadGroupStoresTest, StoresNothingReadsBeforeTheGroupEndsGo) {

@@ -26,18 +26,8 @@ std::string forwarded(const std::string &Body, unsigned *Count = nullptr) {
       "<4 x i1>)\n"
       "declare void @opaque(ptr)\n" +
       Body;
-  llvm::LLVMContext C;
-  std::unique_ptr<llvm::Module> M = openhsa::test::parseIr(Text, C);
-  if (!M)
-    return "";
-  openhsa::finalizer::StandaloneAnalyses Analyses;
-  llvm::FunctionAnalysisManager &FAM = Analyses.functions();
-  llvm::Function *F = M->getFunction("f");
-  const unsigned N = openhsa::finalizer::forwardVectorStores(
-      *F, FAM.getResult<llvm::AAManager>(*F));
-  if (Count)
-    *Count = N;
-  return openhsa::test::verifiedText(*F);
+  return openhsa::test::afterRunOnF(
+      Text, openhsa::finalizer::forwardVectorStores, Count);
 }
 
 TEST(ForwardVectorStoresTest, LanesComeFromTheNewestStoreThatWroteThem) {

@@ -21,23 +21,22 @@ using openhsa::test::occurrences;
 /// Runs the pass on @f of the module Body declares (ATTRS stands for the
 /// work-group function attribute); returns @f's text afterwards and sets
 /// Versioned.
-std::string afterPass(std::string Body, bool &Versioned) {
-  const std::string Attrs =
-      std::string("\"") + openhsa::finalizer::WorkGroupFunctionAttr + "\"";
-  for (size_t At = Body.find("ATTRS"); At != std::string::npos;
-       At = Body.find("ATTRS", At + Attrs.size()))
-    Body.replace(At, 5, Attrs);
+std::string afterPass(const std::string &Body, bool &Versioned) {
   const std::string Text =
       "declare <4 x float> @llvm.masked.load.v4f32.p0(ptr, i32, <4 x i1>, "
       "<4 x float>)\n" +
-      Body;
-  llvm::LLVMContext C;
-  std::unique_ptr<llvm::Module> M = openhsa::test::parseIr(Text, C);
-  if (!M)
-    return "";
-  llvm::Function *F = M->getFunction("f");
-  Versioned = openhsa::finalizer::versionGroupBoundsCheck(*F);
-  return openhsa::test::verifiedText(*F);
+      openhsa::test::replaceAll(
+          Body, "ATTRS",
+          std::string("\"") + openhsa::finalizer::WorkGroupFunctionAttr + "\"");
+  unsigned Changed = 0;
+  std::string F = openhsa::test::afterRunOnF(
+      Text,
+      [](llvm::Function &F, llvm::AAResults &) {
+        return unsigned(openhsa::finalizer::versionGroupBoundsCheck(F));
+      },
+      &Changed);
+  Versioned = Changed;
+  return F;
 }
 
 /// A lockstep group of 4 work-items: ids group * 4 + lane, a load masked
