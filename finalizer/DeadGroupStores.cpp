@@ -112,23 +112,29 @@ unsigned removeDeadGroupStores(Function &F, AAResults &AA) {
   if (Segments.empty())
     return 0;
 
-  // Per segment, the blocks that may read it anywhere, then the blocks
-  // from whose end a read of it may be reached (a backward fixed point).
-  DenseMap<const Value *, DenseMap<const BasicBlock *, bool>> ReadsIn, LiveOut;
+  // Per segment, the instructions of each block that may read some of it
+  // (found once: a lockstep group's body is one long block), then the
+  // blocks from whose end such a read may be reached (a backward fixed
+  // point).
+  using Readers = DenseMap<const BasicBlock *, SmallVector<Instruction *, 4>>;
+  DenseMap<const Value *, Readers> ReadersOf;
+  DenseMap<const Value *, DenseMap<const BasicBlock *, bool>> LiveOut;
   for (const Value *Seg : Segments) {
     const MemoryLocation Whole = MemoryLocation::getBeforeOrAfter(Seg);
-    auto &Reads = ReadsIn[Seg];
+    Readers &In = ReadersOf[Seg];
     for (BasicBlock &BB : F)
-      Reads[&BB] = any_of(
-          BB, [&](const Instruction &I) { return mayRead(I, Whole, AA); });
+      for (Instruction &I : BB)
+        if (mayRead(I, Whole, AA))
+          In[&BB].push_back(&I);
     auto &Live = LiveOut[Seg];
     for (bool Changed = true; Changed;) {
       Changed = false;
       for (BasicBlock &BB : F) {
         if (Live[&BB])
           continue;
-        if (any_of(successors(&BB),
-                   [&](const BasicBlock *S) { return Reads[S] || Live[S]; })) {
+        if (any_of(successors(&BB), [&](const BasicBlock *S) {
+              return In.contains(S) || Live[S];
+            })) {
           Live[&BB] = true;
           Changed = true;
         }
@@ -136,16 +142,19 @@ unsigned removeDeadGroupStores(Function &F, AAResults &AA) {
     }
   }
 
+  // A store is dead where no later block reads its segment and none of
+  // the segment's readers after it in its block reads its bytes.
   SmallVector<Instruction *, 32> Dead;
   for (BasicBlock &BB : F) {
     for (Instruction &I : BB) {
       std::optional<SegmentStore> S = segmentStore(I, F);
       if (!S || LiveOut[S->Segment][&BB])
         continue;
-      bool Read = false;
-      for (auto It = std::next(I.getIterator()); It != BB.end() && !Read; ++It)
-        Read = mayRead(*It, S->Where, AA);
-      if (!Read)
+      const Readers &In = ReadersOf[S->Segment];
+      const auto Found = In.find(&BB);
+      if (Found == In.end() || none_of(Found->second, [&](Instruction *R) {
+            return I.comesBefore(R) && mayRead(*R, S->Where, AA);
+          }))
         Dead.push_back(&I);
     }
   }
