@@ -2,6 +2,7 @@
 #include "finalizer/GroupBoundsChecks.h"
 
 #include "finalizer/DeadGroupStores.h"
+#include "finalizer/LaneSums.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Analysis/VectorUtils.h"
@@ -14,7 +15,6 @@
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/ValueMapper.h"
 
-#include <algorithm>
 #include <optional>
 
 using namespace llvm;
@@ -26,43 +26,13 @@ namespace {
 /// Functions larger than this are not copied: the copy costs compile time.
 constexpr unsigned MaxInstructions = 4000;
 
-/// A comparison whose lanes are Scalars' sum plus Lanes[i], against Bound.
+/// A comparison of lanes that are a LaneSum with Bound.
 struct BoundsCheck {
   ICmpInst *Cmp = nullptr;
-  CmpInst::Predicate Pred; // Lanes on the left.
-  SmallVector<Value *, 4> Scalars;
-  SmallVector<int64_t, 64> Lanes;
+  CmpInst::Predicate Pred; // The lanes on the left.
+  LaneSum Sum;
   Value *Bound = nullptr;
 };
-
-/// Adds V's terms to C: splats of scalars and constant vectors, summed by
-/// adds and disjoint ors. False if V is not such a sum.
-bool addTerms(Value *V, BoundsCheck &C, bool Signed, unsigned Depth = 0) {
-  if (Depth > 4)
-    return false;
-  if (isa<ConstantAggregateZero>(V))
-    return true;
-  if (auto *K = dyn_cast<ConstantDataVector>(V)) {
-    if (C.Lanes.empty())
-      C.Lanes.assign(K->getNumElements(), 0);
-    for (unsigned I = 0; I < K->getNumElements(); ++I) {
-      const APInt X = K->getElementAsAPInt(I);
-      C.Lanes[I] += Signed ? X.getSExtValue() : int64_t(X.getZExtValue());
-    }
-    return true;
-  }
-  if (Value *X = getSplatValue(V)) {
-    C.Scalars.push_back(X);
-    return true;
-  }
-  auto *Op = dyn_cast<BinaryOperator>(V);
-  if (!Op || !(Op->getOpcode() == Instruction::Add ||
-               (Op->getOpcode() == Instruction::Or &&
-                cast<PossiblyDisjointInst>(Op)->isDisjoint())))
-    return false;
-  return addTerms(Op->getOperand(0), C, Signed, Depth + 1) &&
-         addTerms(Op->getOperand(1), C, Signed, Depth + 1);
-}
 
 /// Cmp as a bounds check that holds where the lanes are below the bound.
 std::optional<BoundsCheck> boundsCheck(ICmpInst *Cmp) {
@@ -78,11 +48,12 @@ std::optional<BoundsCheck> boundsCheck(ICmpInst *Cmp) {
       continue;
     C.Bound = getSplatValue(Cmp->getOperand(1 - Side));
     if (!C.Bound ||
-        !addTerms(Cmp->getOperand(Side), C, ICmpInst::isSigned(C.Pred)) ||
-        C.Scalars.empty())
+        !C.Sum.add(Cmp->getOperand(Side), ICmpInst::isSigned(C.Pred),
+                   [](Value *V) { return getSplatValue(V); }) ||
+        C.Sum.Scalars.empty())
       continue;
-    if (C.Lanes.empty())
-      C.Lanes.assign(Ty->getNumElements(), 0);
+    if (C.Sum.Lanes.empty())
+      C.Sum.Lanes.assign(Ty->getNumElements(), 0);
     return C;
   }
   return std::nullopt;
@@ -98,13 +69,13 @@ Value *allLanesHold(IRBuilder<> &B, const BoundsCheck &C) {
   auto Widen = [&](Value *V) {
     return Signed ? B.CreateSExt(V, I64) : B.CreateZExt(V, I64);
   };
-  Value *Sum = B.getInt64(0);
-  for (Value *X : C.Scalars)
-    Sum = B.CreateAdd(Sum, Widen(X));
-  const int64_t LaneMin = *std::min_element(C.Lanes.begin(), C.Lanes.end());
-  const int64_t LaneMax = *std::max_element(C.Lanes.begin(), C.Lanes.end());
-  Value *Min = B.CreateAdd(Sum, B.getInt64(LaneMin));
-  Value *Max = B.CreateAdd(Sum, B.getInt64(LaneMax));
+  Value *Total = B.getInt64(0);
+  for (Value *X : C.Sum.Scalars)
+    Total = B.CreateAdd(Total, Widen(X));
+  const int64_t LaneMin = *llvm::min_element(C.Sum.Lanes);
+  const int64_t LaneMax = *llvm::max_element(C.Sum.Lanes);
+  Value *Min = B.CreateAdd(Total, B.getInt64(LaneMin));
+  Value *Max = B.CreateAdd(Total, B.getInt64(LaneMax));
   const int64_t Lowest = Signed ? -(int64_t(1) << (Bits - 1)) : 0;
   const int64_t Highest =
       Signed ? (int64_t(1) << (Bits - 1)) - 1 : (int64_t(1) << Bits) - 1;

@@ -1,6 +1,8 @@
 //===- finalizer/UniformConditions.cpp - Version loops on uniform branches ===//
 #include "finalizer/UniformConditions.h"
 
+#include "finalizer/LaneSums.h"
+
 #include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
@@ -141,24 +143,9 @@ public:
   }
 
   /// Adds V's terms; false if V is not such a sum.
-  bool add(llvm::Value *V, unsigned Depth = 0) {
-    if (Depth > 4)
-      return false;
-    if (auto *C = llvm::dyn_cast<llvm::ConstantDataVector>(V))
-      return addConstant(C);
-    if (llvm::isa<llvm::ConstantAggregateZero>(V))
-      return true;
-    if (llvm::Value *X = scalarOfSplat(V)) {
-      Scalars.push_back(X);
-      return true;
-    }
-    auto *Op = llvm::dyn_cast<llvm::BinaryOperator>(V);
-    if (!Op || !(Op->getOpcode() == llvm::Instruction::Add ||
-                 (Op->getOpcode() == llvm::Instruction::Or &&
-                  llvm::cast<llvm::PossiblyDisjointInst>(Op)->isDisjoint())))
-      return false;
-    return add(Op->getOperand(0), Depth + 1) &&
-           add(Op->getOperand(1), Depth + 1);
+  bool add(llvm::Value *V) {
+    return Sum.add(V, Signed,
+                   [this](llvm::Value *X) { return scalarOfSplat(X); });
   }
 
   /// A scalar equal to every lane of V, or null.
@@ -173,9 +160,7 @@ public:
 
   llvm::Loop &L;
   const bool Signed;
-  llvm::SmallVector<llvm::Value *, 4> Scalars;
-  /// The constants' sum, lane by lane (empty: none).
-  llvm::SmallVector<int64_t, 64> Lanes;
+  LaneSum Sum;
   llvm::SmallVector<llvm::Instruction *, 4> Created;
 
 private:
@@ -236,19 +221,6 @@ private:
     Created.push_back(X);
     return X;
   }
-
-  bool addConstant(llvm::ConstantDataVector *C) {
-    if (!C->getElementType()->isIntegerTy() ||
-        C->getElementType()->getIntegerBitWidth() > 32)
-      return false;
-    if (Lanes.empty())
-      Lanes.assign(C->getNumElements(), 0);
-    for (unsigned I = 0; I < C->getNumElements(); ++I) {
-      const llvm::APInt X = C->getElementAsAPInt(I);
-      Lanes[I] += Signed ? X.getSExtValue() : int64_t(X.getZExtValue());
-    }
-    return true;
-  }
 };
 
 /// The vectorized form of a bounds check: in a loop over waves, a vector
@@ -268,7 +240,7 @@ findVectorCondition(llvm::Loop &L, llvm::ScalarEvolution &SE,
         Values = std::make_unique<LaneValues>(L, Cmp->isSigned());
         llvm::Value *Bound = Values->scalarOfSplat(Cmp->getOperand(1 - Side));
         if (!Bound || !SE.isSCEVable(Bound->getType()) ||
-            !Values->add(Cmp->getOperand(Side)) || Values->Scalars.empty())
+            !Values->add(Cmp->getOperand(Side)) || Values->Sum.Scalars.empty())
           continue;
         UniformBranch U;
         U.Cmp = Cmp;
@@ -276,7 +248,7 @@ findVectorCondition(llvm::Loop &L, llvm::ScalarEvolution &SE,
         U.RecIsLHS = Side == 0;
         U.Bound = SE.getSCEV(Bound);
         const llvm::SCEV *Sum = SE.getZero(Bound->getType());
-        for (llvm::Value *X : Values->Scalars)
+        for (llvm::Value *X : Values->Sum.Scalars)
           Sum = SE.getAddExpr(Sum, SE.getSCEV(X));
         auto *Rec = llvm::dyn_cast<llvm::SCEVAddRecExpr>(Sum);
         if (!Rec || Rec->getLoop() != &L || !Rec->isAffine() ||
@@ -288,12 +260,12 @@ findVectorCondition(llvm::Loop &L, llvm::ScalarEvolution &SE,
           continue;
         U.Rec = Rec;
         U.Increasing = Step->getAPInt().isStrictlyPositive();
-        if (!Values->Lanes.empty()) {
-          U.LaneMin = *llvm::min_element(Values->Lanes);
-          U.LaneMax = *llvm::max_element(Values->Lanes);
+        if (!Values->Sum.Lanes.empty()) {
+          U.LaneMin = *llvm::min_element(Values->Sum.Lanes);
+          U.LaneMax = *llvm::max_element(Values->Sum.Lanes);
         }
-        if (Values->Scalars.size() == 1)
-          U.Lane0 = Values->Scalars[0];
+        if (Values->Sum.Scalars.size() == 1)
+          U.Lane0 = Values->Sum.Scalars[0];
         // The in-bounds outcome: "id below the bound" holds, "id at or
         // above it" fails, for most work-groups.
         const llvm::CmpInst::Predicate P =
