@@ -6,7 +6,9 @@
 // is finalized), beside its hand-vectorized oneTBB twin
 // (BM_<K>Native, NativeSimdKernels.cpp: the kernel's algorithm) and the
 // kernel's warm finalization time, compiled (BM_Finalize<K>) and served by
-// the finalization cache (BM_FinalizeCached<K>), all in one run. Where
+// the finalization cache (BM_FinalizeCached<K>), and the time to its
+// first result (BM_FirstRun<K>: finalize and the first dispatch, which
+// finalizes what the kernel's shape variants defer), all in one run. Where
 // a better algorithm is well known, its twin runs too, as a reference
 // (BM_SgemmNaiveNativeBlocked, BM_SgemmTiledNativeBlocked,
 // BM_ReductionNativeFlat, BM_HistogramNativePrivate). Every HSAIL benchmark
@@ -498,6 +500,22 @@ void finalizeBench(benchmark::State &State, bool Cached,
   }
 }
 
+// The time to a first result: finalize, load, and the first dispatch, which
+// finalizes the variant for its shape where the kernel has them, and the
+// kernel's deferred code where that dispatch needs it
+// (runtime/ShapeVariants.h); the finalization cache off. The dispatch's own
+// time is BM_<K>Hsail's.
+template <typename Case> void firstRunBench(benchmark::State &State) {
+  openhsa::test::ScopedEnv Cache("OPENHSA_FINALIZER_CACHE", "0");
+  DispatchFixture F;
+  std::vector<uint8_t> Brig = assembleFile(KernelsDir + "/" + Case::File);
+  auto C = std::make_unique<Case>();
+  for (auto _ : State) {
+    auto K = finalizeKernel<Case>(F.Agent, Brig, Finalize::Plain);
+    C->hsail(F, K->Object);
+  }
+}
+
 #define SIMD_BENCHMARKS(Name)                                                  \
   void BM_##Name##Hsail(benchmark::State &S) { hsailBench<Name##Case>(S); }    \
   void BM_##Name##HsailScalar(benchmark::State &S) {                           \
@@ -516,6 +534,9 @@ void finalizeBench(benchmark::State &State, bool Cached,
   void BM_FinalizeFixed##Name(benchmark::State &S) {                           \
     finalizeBench<Name##Case>(S, false, Finalize::FixedShape);                 \
   }                                                                            \
+  void BM_FirstRun##Name(benchmark::State &S) {                                \
+    firstRunBench<Name##Case>(S);                                              \
+  }                                                                            \
   BENCHMARK(BM_##Name##Hsail)->Unit(benchmark::kMillisecond)->UseRealTime();   \
   BENCHMARK(BM_##Name##HsailScalar)                                            \
       ->Unit(benchmark::kMillisecond)                                          \
@@ -530,7 +551,8 @@ void finalizeBench(benchmark::State &State, bool Cached,
       ->UseRealTime();                                                         \
   BENCHMARK(BM_FinalizeFixed##Name)                                            \
       ->Unit(benchmark::kMillisecond)                                          \
-      ->UseRealTime()
+      ->UseRealTime();                                                         \
+  BENCHMARK(BM_FirstRun##Name)->Unit(benchmark::kMillisecond)->UseRealTime()
 
 #define SIMD_REFERENCE(Name, Suffix)                                           \
   void BM_##Name##Native##Suffix(benchmark::State &S) {                        \

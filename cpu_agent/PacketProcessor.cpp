@@ -495,6 +495,10 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
   if (K->Variants)
     if (const KernelDescriptor *V = K->Variants->variantFor(Dims, Grid, Wg))
       K = V;
+  // A kernel whose code was deferred, and failed to finalize now (the log
+  // says why).
+  if (!K->Entry)
+    return Fail(HSA_STATUS_ERROR_INVALID_CODE_OBJECT);
 
   // Segments: the packet's sizes cover static and dynamic group memory; a
   // packet that asks for less than the kernel's static need gets that need.

@@ -71,7 +71,8 @@ std::vector<uint8_t> CodeObject::serialize() const {
         {"group_runs", K.GroupRuns},
         {"gpu_grid_guard", K.GpuGridGuard},
         {"lockstep", K.Lockstep},
-        {"shape_variants", K.ShapeVariants}});
+        {"shape_variants", K.ShapeVariants},
+        {"code_deferred", K.CodeDeferred}});
   for (const VariableSymbol &V : Variables)
     Vs.push_back(llvm::json::Object{{"name", V.Name},
                                     {"module", V.ModuleName},
@@ -273,6 +274,9 @@ llvm::Expected<CodeObject> CodeObject::deserialize(llvm::ArrayRef<uint8_t> In) {
         return E;
     if (O->get("shape_variants"))
       if (auto E = Bool(*O, "shape_variants", K.ShapeVariants))
+        return E;
+    if (O->get("code_deferred"))
+      if (auto E = Bool(*O, "code_deferred", K.CodeDeferred))
         return E;
     CO.Kernels.push_back(std::move(K));
   }

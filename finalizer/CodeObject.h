@@ -63,6 +63,10 @@ struct KernelSymbol {
   /// finalize it again for the shape of a dispatch, as a lockstep group or
   /// with the code for other shapes folded away (runtime/ShapeVariants.h).
   bool ShapeVariants = false;
+  /// The object has no code for this kernel (EntrySymbol names the
+  /// function a finalization of Source without deferral defines):
+  /// FinalizeRequest::DeferShapeVariantCode.
+  bool CodeDeferred = false;
 };
 
 struct FinalizeSource; // finalizer/Finalizer.h

@@ -152,6 +152,7 @@ std::string keyOf(const FinalizeRequest &R) {
   }
   K.str(R.Options);
   K.num(R.VectorWidth);
+  K.num(R.DeferShapeVariantCode);
   K.num(R.Modules.size());
   for (const brig::BrigModule &M : R.Modules) {
     K.str(M.name());

@@ -290,6 +290,18 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
     K.Symbol.Lockstep = K.Lockstep;
     K.Symbol.ShapeVariants =
         llvm::is_contained(WithShapeVariants, K.Symbol.Name);
+    // Most dispatches of such a kernel run a variant for their shape: its
+    // generic code (the vectorized barrier regions for any group shape,
+    // which costs more to compile than the rest of the program) waits
+    // until a dispatch or a serialization needs it. Its symbol keeps what
+    // building that code found (widths, slices, segment sizes), so the
+    // code compiled later matches it.
+    if (K.Symbol.ShapeVariants && Request.DeferShapeVariantCode)
+      if (llvm::Function *Entry = M->getFunction(K.Symbol.EntrySymbol);
+          Entry && Entry->use_empty()) {
+        Entry->eraseFromParent();
+        K.Symbol.CodeDeferred = true;
+      }
   }
   if (std::getenv("OPENHSA_DUMP_IR")) {
     std::string Report;
@@ -303,6 +315,8 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
                              : "scalar work-item loops: " + S.ScalarReason);
       if (Lowered->Kernels[I].Lockstep)
         Report += "; the group in lockstep";
+      if (S.CodeDeferred)
+        Report += "; code deferred: variants for the shapes of dispatches";
       if (FixedGroupShape Shape = fixedGroupShape(S); Shape.fixed())
         Report += "; group shape fixed: " + Shape.describe();
       Report += "\n";

@@ -49,6 +49,12 @@ struct FinalizeRequest {
   /// (kernelVectorWidth, finalizer/WorkItemVectorizer.h), unless
   /// OPENHSA_VECTORIZE=0; 1 for scalar work-item loops.
   unsigned VectorWidth = 0;
+  /// Leave out the code of kernels the runtime finalizes again for the
+  /// shapes of their dispatches (KernelSymbol::ShapeVariants): their
+  /// symbols are CodeDeferred. Only for a caller that keeps the request
+  /// (CodeObject::Source) to finalize them again, without this, when a
+  /// dispatch or a serialization needs that code (runtime/ShapeVariants.h).
+  bool DeferShapeVariantCode = false;
 };
 
 /// A request together with its modules' bytes, which it views: what a code

@@ -167,8 +167,11 @@ LoadedObject::load(const CodeObject &CO,
       std::make_unique<OrcLoadedObject>(std::move(*J));
   // Resolve every kernel now so a missing symbol is an error at load time,
   // not at the first dispatch.
+  // (Kernels whose code was deferred have none here.)
   for (const KernelSymbol &K : CO.Kernels)
-    if (auto A = L->address(K.EntrySymbol); !A) {
+    if (K.CodeDeferred)
+      continue;
+    else if (auto A = L->address(K.EntrySymbol); !A) {
       std::string Message = llvm::toString(A.takeError());
       if (!Reasons->empty())
         Message = *Reasons + " (" + Message + ")";

@@ -468,12 +468,24 @@ hsa_status_t Executable::load(const Agent *A,
       }
       D->DeviceKernel = *Kernel;
     } else {
-      auto Entry = HostCode->address(K.EntrySymbol);
-      if (!Entry) {
+      // A kernel whose code the finalizer left for later has none to load:
+      // its variants, and its generic code where a dispatch needs that,
+      // come from the source it keeps (runtime/ShapeVariants.h).
+      if (K.CodeDeferred && (!K.ShapeVariants || !CO->Source)) {
         delete D;
-        return Fail(Entry.takeError());
+        return Fail(llvm::createStringError(
+            "kernel " + K.Name +
+            " has no code and nothing to finalize it from: load the code "
+            "object hsa_code_object_serialize wrote, which has all code"));
       }
-      D->Entry = reinterpret_cast<hsa_ext_openhsa_workgroup_fn_t>(*Entry);
+      if (!K.CodeDeferred) {
+        auto Entry = HostCode->address(K.EntrySymbol);
+        if (!Entry) {
+          delete D;
+          return Fail(Entry.takeError());
+        }
+        D->Entry = reinterpret_cast<hsa_ext_openhsa_workgroup_fn_t>(*Entry);
+      }
       D->SliceStep = K.SliceStep;
       D->GroupRuns = K.GroupRuns;
       if (K.ShapeVariants && CO->Source) {

@@ -7,6 +7,7 @@
 #include "brig/asm/ModuleSemantics.h"
 #include "hsa/hsa_ext_finalize.h"
 
+#include <cstdlib>
 #include <cstring>
 
 namespace openhsa {
@@ -256,9 +257,13 @@ Program::finalize(const std::string &IsaName,
       Request.Options += ' ';
     Request.Options += FinalizeOptions;
   }
+  // The source is kept below wherever it is needed for this;
+  // OPENHSA_DEFER_VARIANT_CODE=0 compiles everything now, for comparisons.
+  const char *Defer = std::getenv("OPENHSA_DEFER_VARIANT_CODE");
+  Request.DeferShapeVariantCode = !Defer || std::strcmp(Defer, "0") != 0;
   auto CO = finalizer::finalizeCached(Request);
   // What the runtime finalizes kernels again from, for the shapes of their
-  // dispatches (runtime/ShapeVariants.h).
+  // dispatches and for the code it deferred (runtime/ShapeVariants.h).
   if (CO && !CO->isGpu() &&
       llvm::any_of(CO->Kernels, [](const finalizer::KernelSymbol &K) {
         return K.ShapeVariants;

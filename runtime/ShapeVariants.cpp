@@ -26,14 +26,21 @@ bool ShapeVariants::suitable(const uint32_t (&Grid)[3],
 const cpu::KernelDescriptor *
 ShapeVariants::variantFor(unsigned, const uint32_t (&Grid)[3],
                           const uint32_t (&Wg)[3]) {
-  if (!suitable(Grid, Wg))
-    return nullptr;
-  const Shape S{Wg[0], Wg[1], Wg[2]};
+  const bool Deferred = Original.Entry == nullptr;
   std::lock_guard<std::mutex> Lock(Mutex);
-  auto It = ByShape.find(S);
-  if (It == ByShape.end())
-    It = ByShape.emplace(S, finalizeFor(S)).first;
-  return It->second.Kernel.get();
+  if (suitable(Grid, Wg)) {
+    const Shape S{Wg[0], Wg[1], Wg[2]};
+    auto It = ByShape.find(S);
+    if (It == ByShape.end())
+      It = ByShape.emplace(S, finalizeFor(S)).first;
+    if (It->second.Kernel || !Deferred)
+      return It->second.Kernel.get();
+  }
+  if (!Deferred)
+    return nullptr;
+  if (!Generic)
+    Generic = finalizeGeneric();
+  return Generic->Kernel.get();
 }
 
 ShapeVariants::Variant ShapeVariants::finalizeFor(const Shape &S) const {
@@ -43,12 +50,24 @@ ShapeVariants::Variant ShapeVariants::finalizeFor(const Shape &S) const {
   R.Directives.ControlDirectivesMask |= uint64_t(1) << 8 | uint64_t(1) << 9;
   for (unsigned D = 0; D < 3; ++D)
     R.Directives.RequiredWorkgroupSize[D] = S[D];
-  Variant V;
   const std::string Groups = std::to_string(S[0]) + "x" + std::to_string(S[1]) +
                              "x" + std::to_string(S[2]);
+  return load(R, "in groups of " + Groups);
+}
+
+ShapeVariants::Variant ShapeVariants::finalizeGeneric() const {
+  finalizer::FinalizeRequest R = Source->Request;
+  R.DeferShapeVariantCode = false;
+  return load(R, "in any group shape");
+}
+
+ShapeVariants::Variant ShapeVariants::load(const finalizer::FinalizeRequest &R,
+                                           const std::string &What) const {
+  const bool Deferred = Original.Entry == nullptr;
   auto Refuse = [&](const std::string &Why) {
-    log::write(log::Level::Info, "%s in groups of %s runs as finalized: %s",
-               Name.c_str(), Groups.c_str(), Why.c_str());
+    log::write(Deferred ? log::Level::Error : log::Level::Info,
+               "%s %s runs %s: %s", Name.c_str(), What.c_str(),
+               Deferred ? "no code" : "as finalized", Why.c_str());
     return Variant{};
   };
   auto CO = finalizer::finalizeCached(R);
@@ -60,6 +79,8 @@ ShapeVariants::Variant ShapeVariants::finalizeFor(const Shape &S) const {
       K = &Symbol;
   if (!K)
     return Refuse("the kernel is gone");
+  if (K->CodeDeferred)
+    return Refuse("its code was deferred again");
   if (K->KernargSegmentSize > Original.KernargSegmentSize ||
       K->GroupSegmentSize != Original.GroupSegmentSize)
     return Refuse("its segments differ");
@@ -78,12 +99,32 @@ ShapeVariants::Variant ShapeVariants::finalizeFor(const Shape &S) const {
   D->KernargSegmentAlignment = Original.KernargSegmentAlignment;
   D->SliceStep = K->SliceStep;
   D->GroupRuns = K->GroupRuns;
-  log::write(log::Level::Info, "%s in groups of %s runs a variant for them%s",
-             Name.c_str(), Groups.c_str(),
+  log::write(log::Level::Info, "%s %s runs %s%s", Name.c_str(), What.c_str(),
+             K->ShapeVariants ? "its deferred code" : "a variant for them",
              K->Lockstep ? ", as a lockstep group" : "");
+  Variant V;
   V.Code = std::move(*Code);
   V.Kernel = std::move(D);
   return V;
+}
+
+llvm::Expected<std::shared_ptr<const finalizer::CodeObject>>
+withAllCode(std::shared_ptr<const finalizer::CodeObject> CO) {
+  if (llvm::none_of(CO->Kernels, [](const finalizer::KernelSymbol &K) {
+        return K.CodeDeferred;
+      }))
+    return CO;
+  if (!CO->Source)
+    return llvm::createStringError(
+        "the code object has kernels without code and nothing to finalize "
+        "them from");
+  finalizer::FinalizeRequest R = CO->Source->Request;
+  R.DeferShapeVariantCode = false;
+  auto Full = finalizer::finalizeCached(R);
+  if (!Full)
+    return Full.takeError();
+  Full->Source = CO->Source;
+  return std::make_shared<const finalizer::CodeObject>(std::move(*Full));
 }
 
 } // namespace openhsa

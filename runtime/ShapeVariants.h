@@ -12,6 +12,13 @@
 // dispatch of a shape waits for that finalization (tens of milliseconds,
 // once per shape and machine: the cache keeps it on disk).
 //
+// Such a kernel's own code, for any shape, is the costliest part of its
+// finalization, and only dispatches with partial groups (or whose variant
+// was refused) run it. The runtime asks the finalizer to leave it out
+// (FinalizeRequest::DeferShapeVariantCode): such dispatches finalize it
+// here, once, and hsa_code_object_serialize writes the code object
+// finalized again with all its code (withAllCode).
+//
 //===----------------------------------------------------------------------===//
 #ifndef OPENHSA_RUNTIME_SHAPEVARIANTS_H
 #define OPENHSA_RUNTIME_SHAPEVARIANTS_H
@@ -24,6 +31,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 namespace openhsa {
@@ -36,6 +44,9 @@ public:
                 std::string Name, const cpu::KernelDescriptor &Original);
   ~ShapeVariants() override;
 
+  /// The variant for this shape, or the kernel's deferred code where it
+  /// has none; null to run the kernel itself (or where the deferred code
+  /// failed to finalize: the kernel has no code to run then).
   const cpu::KernelDescriptor *variantFor(unsigned Dims,
                                           const uint32_t (&Grid)[3],
                                           const uint32_t (&Wg)[3]) override;
@@ -51,13 +62,23 @@ private:
     std::unique_ptr<cpu::KernelDescriptor> Kernel; // Null: none.
   };
   Variant finalizeFor(const Shape &S) const;
+  /// The kernel's code for any shape, finalized without deferral.
+  Variant finalizeGeneric() const;
+  Variant load(const finalizer::FinalizeRequest &R,
+               const std::string &What) const;
 
   const std::shared_ptr<const finalizer::FinalizeSource> Source;
   const std::string Name;
   const cpu::KernelDescriptor &Original;
   std::mutex Mutex;
   std::map<Shape, Variant> ByShape; // Each group shape tried.
+  std::optional<Variant> Generic;   // Once tried, for a deferred kernel.
 };
+
+/// CO itself where every kernel has code; otherwise CO finalized again
+/// from its source without deferral (through the finalization cache).
+llvm::Expected<std::shared_ptr<const finalizer::CodeObject>>
+withAllCode(std::shared_ptr<const finalizer::CodeObject> CO);
 
 } // namespace openhsa
 

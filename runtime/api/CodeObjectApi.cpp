@@ -10,6 +10,8 @@
 #include "runtime/api/EnumArg.h"
 
 #include "runtime/CodeObjectStore.h"
+#include "runtime/ShapeVariants.h"
+#include "runtime/core/Log.h"
 
 #include <cerrno>
 #include <cstring>
@@ -60,7 +62,15 @@ hsa_status_t hsa_code_object_serialize(
   OPENHSA_REQUIRE(alloc_callback && serialized_code_object &&
                       serialized_code_object_size,
                   HSA_STATUS_ERROR_INVALID_ARGUMENT);
-  const std::vector<uint8_t> Bytes = CO->Object->serialize();
+  // Kernels whose code the finalizer deferred (runtime/ShapeVariants.h)
+  // get it now: the bytes must load where the source is not kept.
+  auto Complete = withAllCode(CO->Object);
+  if (!Complete) {
+    log::write(log::Level::Error, "cannot serialize the code object: %s",
+               llvm::toString(Complete.takeError()).c_str());
+    return HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
+  }
+  const std::vector<uint8_t> Bytes = (*Complete)->serialize();
   void *Address = nullptr;
   if (hsa_status_t S = alloc_callback(Bytes.size(), callback_data, &Address);
       S != HSA_STATUS_SUCCESS)

@@ -6,12 +6,15 @@
 // 1-D and whole vectors (runtime/ShapeVariants.h). Through the C API only:
 // results equal in every shape, a variant's finalization seen in what
 // OPENHSA_DUMP_IR writes (the report names the shape, and the lockstep group
-// where the shape makes one), none for partial groups, programs with variables,
-// or with lockstep groups off.
+// where the shape makes one), none for programs with variables or with
+// lockstep groups off. The kernel's own code, which partial groups run, is
+// finalized at the first dispatch that needs it, and serialized code
+// objects have it.
 //
 //===----------------------------------------------------------------------===//
 #include "tests/executable/ExecTestSupport.h"
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -83,7 +86,11 @@ protected:
   }
 
   hsa_executable_symbol_t load(const std::string &Text) {
-    hsa_code_object_t CO = finalizeText(Text);
+    return loadCodeObject(finalizeText(Text));
+  }
+
+  /// Loads CO into Exec, frozen, and destroys CO.
+  hsa_executable_symbol_t loadCodeObject(hsa_code_object_t CO) {
     Exec = makeExecutable();
     EXPECT_EQ(hsa_executable_load_code_object(Exec, Cpu, CO, nullptr),
               HSA_STATUS_SUCCESS);
@@ -113,13 +120,19 @@ protected:
       ScopedEnv Dump("OPENHSA_DUMP_IR", Dumps.c_str());
       ASSERT_TRUE(dispatch(K, &Args, sizeof(Args), Dims, Grid, Wg));
     }
-    if (Dims != 1 || N % Group != 0)
-      return; // Only whole 1-D groups have sums to compare here.
-    for (uint32_t G = 0; G < N / Group; ++G) {
+    // 1-D groups have sums to compare here, a partial last group too where
+    // its size is a power of two (the tree's halvings then add every item).
+    if (Dims != 1)
+      return;
+    const uint32_t Last = N % Group;
+    if (Last & (Last - 1))
+      return;
+    for (uint32_t G = 0; G < Partial.size(); ++G) {
+      const uint32_t Items = std::min(Group, N - G * Group);
       uint32_t Sum = 0;
-      for (uint32_t I = 0; I < Group; ++I)
+      for (uint32_t I = 0; I < Items; ++I)
         Sum += In[G * Group + I];
-      ASSERT_EQ(Partial[G], Sum) << "group " << G << " of " << Group;
+      ASSERT_EQ(Partial[G], Sum) << "group " << G << " of " << Items;
     }
   }
 
@@ -171,14 +184,24 @@ TEST_F(ShapeVariants, EachShapeOfWholeGroupsGetsAVariantOnce) {
   // Another width, another variant.
   reduceAndCheck(K, 1, {2 * W * 9u, 1, 1}, {uint16_t(2 * W), 1, 1});
   EXPECT_NE(takeReport().find("the group in lockstep"), std::string::npos);
-  // Partial groups run the kernel as finalized: no finalization.
-  reduceAndCheck(K, 1, {Group * 3u + 5, 1, 1}, {Group, 1, 1});
+  std::string Report;
+  // Partial groups run the kernel's own code, for any shape, which the
+  // first such dispatch finalizes: the finalization of the program left it
+  // out (FinalizeRequest::DeferShapeVariantCode).
+  reduceAndCheck(K, 1, {Group * 3u + W, 1, 1}, {Group, 1, 1});
+  Report = takeReport();
+  EXPECT_NE(Report.find("&reduce: vectorized"), std::string::npos) << Report;
+  EXPECT_EQ(Report.find("group shape fixed"), std::string::npos) << Report;
+  EXPECT_EQ(Report.find("code deferred"), std::string::npos) << Report;
+  // Once: other partial shapes run it too.
+  reduceAndCheck(K, 1, {Group * 5u + 2 * W, 1, 1}, {Group, 1, 1});
+  reduceAndCheck(K, 1, {W * 4u + W / 2, 1, 1}, {uint16_t(W), 1, 1});
   EXPECT_EQ(takeReport(), "");
   // 2-D groups, and groups narrower than a vector, get a variant with
   // their shape fixed, not a lockstep group. (The tree sums groups whose
   // size is a power of two.)
   reduceAndCheck(K, 2, {W, 8, 1}, {uint16_t(W), 4, 1});
-  std::string Report = takeReport();
+  Report = takeReport();
   EXPECT_NE(Report.find("group shape fixed: " + std::to_string(W) +
                         "x4x1, whole groups"),
             std::string::npos)
@@ -212,14 +235,79 @@ TEST_F(ShapeVariants, NoneWhereTheProgramHasVariablesOrLockstepIsOff) {
   EXPECT_EQ(takeReport(), "");
 }
 
+// OPENHSA_DEFER_VARIANT_CODE=0: the program's finalization compiles the
+// kernel's code for any shape, which partial groups then run as it is.
+TEST_F(ShapeVariants, WithoutDeferralPartialGroupsFinalizeNothing) {
+  hsa_executable_symbol_t K;
+  {
+    ScopedEnv Off("OPENHSA_DEFER_VARIANT_CODE", "0");
+    K = load(Reduce);
+  }
+  reduceAndCheck(K, 1, {64u * 5 + 32, 1, 1}, {64, 1, 1});
+  EXPECT_EQ(takeReport(), "");
+}
+
+// The finalizer left the kernel's code for any shape out of the code
+// object; its serialized form has it all, for a process that has not the
+// program to finalize it from.
+TEST_F(ShapeVariants, SerializedCodeObjectsHaveTheDeferredCode) {
+  hsa_code_object_t CO = finalizeText(Reduce);
+  const std::vector<uint8_t> Bytes = serialize(CO);
+  ASSERT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
+  hsa_code_object_t Back{0};
+  ASSERT_EQ(hsa_code_object_deserialize(const_cast<uint8_t *>(Bytes.data()),
+                                        Bytes.size(), nullptr, &Back),
+            HSA_STATUS_SUCCESS);
+  hsa_executable_symbol_t K = loadCodeObject(Back);
+  const uint16_t Group = 64;
+  // Partial and whole groups run the code the bytes hold: nothing is
+  // finalized (there is no source to finalize from).
+  reduceAndCheck(K, 1, {Group * 3u + 16, 1, 1}, {Group, 1, 1});
+  EXPECT_EQ(takeReport(), "");
+  reduceAndCheck(K, 1, {Group * 4u, 1, 1}, {Group, 1, 1});
+  EXPECT_EQ(takeReport(), "");
+}
+
+// A code object that lacks a kernel's code and has no source is refused at
+// load, not run. The finalization cache stores such objects (the runtime
+// gives them back their source); hsa_code_object_serialize never writes
+// them.
+TEST_F(ShapeVariants, ACodeObjectWithoutCodeOrSourceIsRefused) {
+  hsa_code_object_t Full = finalizeText(Reduce);
+  std::vector<uint8_t> Bytes = serialize(Full);
+  ASSERT_EQ(hsa_code_object_destroy(Full), HSA_STATUS_SUCCESS);
+  // The kernel marked as without code, the hash made right.
+  const std::string From = "\"code_deferred\":false",
+                    To = "\"code_deferred\":true ";
+  auto It = std::search(Bytes.begin(), Bytes.end(), From.begin(), From.end());
+  ASSERT_NE(It, Bytes.end());
+  std::copy(To.begin(), To.end(), It);
+  sealCodeObjectBytes(Bytes);
+  hsa_code_object_t CO{0};
+  ASSERT_EQ(
+      hsa_code_object_deserialize(Bytes.data(), Bytes.size(), nullptr, &CO),
+      HSA_STATUS_SUCCESS);
+  Exec = makeExecutable();
+  EXPECT_EQ(hsa_executable_load_code_object(Exec, Cpu, CO, nullptr),
+            HSA_STATUS_ERROR_INVALID_CODE_OBJECT);
+  EXPECT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
+}
+
+// Four queues at once: two dispatch whole groups (the first finalizes the
+// variant for them), two a partial last group (the first finalizes the
+// kernel's deferred code); each finalization once, the others wait for it.
 TEST_F(ShapeVariants, ConcurrentFirstDispatchesOfAShapeOnTwoQueues) {
   hsa_executable_symbol_t K = load(Reduce);
   const uint16_t Group = 128;
+
   std::vector<std::thread> Threads;
   std::vector<std::vector<uint32_t>> Partials(4);
   std::vector<uint32_t> In(Group * 64);
   for (size_t I = 0; I < In.size(); ++I)
     In[I] = uint32_t(I * 7 % 1000);
+  auto ItemsOf = [&](size_t T) {
+    return uint32_t(In.size() - (T % 2 ? Group / 2 : 0));
+  };
   const uint64_t Object =
       symbolInfo<uint64_t>(K, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT);
   for (size_t T = 0; T < Partials.size(); ++T)
@@ -240,7 +328,7 @@ TEST_F(ShapeVariants, ConcurrentFirstDispatchesOfAShapeOnTwoQueues) {
       P->setup = 1 << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS;
       P->workgroup_size_x = Group;
       P->workgroup_size_y = P->workgroup_size_z = 1;
-      P->grid_size_x = uint32_t(In.size());
+      P->grid_size_x = ItemsOf(T);
       P->grid_size_y = P->grid_size_z = 1;
       P->group_segment_size = 1024;
       P->kernel_object = Object;
@@ -262,12 +350,13 @@ TEST_F(ShapeVariants, ConcurrentFirstDispatchesOfAShapeOnTwoQueues) {
     });
   for (std::thread &T : Threads)
     T.join();
-  for (const std::vector<uint32_t> &Partial : Partials)
-    for (size_t G = 0; G < Partial.size(); ++G) {
+  for (size_t T = 0; T < Partials.size(); ++T)
+    for (size_t G = 0; G < Partials[T].size(); ++G) {
+      const uint32_t Items = std::min<uint32_t>(Group, ItemsOf(T) - G * Group);
       uint32_t Sum = 0;
-      for (uint32_t I = 0; I < Group; ++I)
+      for (uint32_t I = 0; I < Items; ++I)
         Sum += In[G * Group + I];
-      ASSERT_EQ(Partial[G], Sum) << "group " << G;
+      ASSERT_EQ(Partials[T][G], Sum) << "queue " << T << ", group " << G;
     }
 }
 

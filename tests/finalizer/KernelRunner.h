@@ -101,7 +101,8 @@ indirectHandle(const FinalizedProgram &P,
 /// given to the finalizer (hsa_ext_program_finalize's).
 inline llvm::Expected<FinalizedProgram>
 finalizeText(const std::string &Source, unsigned VectorWidth = 0,
-             const finalizer::ControlDirectives &Directives = {}) {
+             const finalizer::ControlDirectives &Directives = {},
+             bool DeferShapeVariantCode = false) {
   FinalizedProgram P;
   auto Brig = brig::assembler::assembleHsail(Source);
   if (!Brig)
@@ -114,6 +115,7 @@ finalizeText(const std::string &Source, unsigned VectorWidth = 0,
   R.Modules.push_back(std::move(*M));
   R.VectorWidth = VectorWidth;
   R.Directives = Directives;
+  R.DeferShapeVariantCode = DeferShapeVariantCode;
 #ifdef OPENHSA_TEST_GPU_AGENT
   if (gpu::enabled()) {
     if (!gpu::session())

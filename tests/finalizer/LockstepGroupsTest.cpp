@@ -14,6 +14,7 @@
 #include "KernelRunner.h"
 
 #include "finalizer/CodeObject.h"
+#include "finalizer/JitLoader.h"
 #include "finalizer/WorkItemVectorizer.h"
 
 #include <climits>
@@ -263,6 +264,46 @@ TEST(LockstepGroupsTest, CodeObjectsKeepWhatTheRuntimeNeeds) {
   EXPECT_FALSE(Fixed->Code.Kernels[0].ShapeVariants);
   EXPECT_FALSE(Plain->Code.Kernels[0].Lockstep);
   EXPECT_TRUE(Plain->Code.Kernels[0].ShapeVariants);
+}
+
+// Asked to, the finalizer leaves out the code of a kernel the runtime will
+// finalize again for its dispatches' shapes; the symbol says so and keeps
+// what building that code found, so the code finalized later matches it.
+TEST(LockstepGroupsTest, ShapeVariantKernelsMayLeaveTheirCodeForLater) {
+  if (!vectorizing())
+    GTEST_SKIP() << "shape variants are vectorized";
+  const std::string Reduce = benchmarkKernel("reduction.hsail");
+  ASSERT_FALSE(Reduce.empty());
+  auto Full = finalizeText(Reduce);
+  ASSERT_TRUE(bool(Full)) << llvm::toString(Full.takeError());
+  auto Deferred = finalizeText(Reduce, 0, {}, true);
+  ASSERT_TRUE(bool(Deferred)) << llvm::toString(Deferred.takeError());
+  const auto &K = Full->Code.Kernels[0], &KD = Deferred->Code.Kernels[0];
+  EXPECT_FALSE(K.CodeDeferred);
+  EXPECT_TRUE(KD.CodeDeferred);
+  EXPECT_TRUE(KD.ShapeVariants);
+  EXPECT_EQ(KD.EntrySymbol, K.EntrySymbol);
+  EXPECT_EQ(KD.VectorWidth, K.VectorWidth);
+  EXPECT_EQ(KD.SliceStep, K.SliceStep);
+  EXPECT_EQ(KD.GroupRuns, K.GroupRuns);
+  EXPECT_EQ(KD.GroupSegmentSize, K.GroupSegmentSize);
+  EXPECT_EQ(KD.PrivateSegmentSize, K.PrivateSegmentSize);
+  EXPECT_EQ(KD.KernargSegmentSize, K.KernargSegmentSize);
+  // The object has no such function; the serialized form keeps the mark.
+  auto Loaded = openhsa::finalizer::LoadedObject::load(Deferred->Code, {});
+  ASSERT_TRUE(bool(Loaded)) << llvm::toString(Loaded.takeError());
+  auto Entry = (*Loaded)->address(KD.EntrySymbol);
+  EXPECT_FALSE(bool(Entry));
+  llvm::consumeError(Entry.takeError());
+  EXPECT_LT(Deferred->Code.Object.size(), Full->Code.Object.size());
+  auto Back =
+      openhsa::finalizer::CodeObject::deserialize(Deferred->Code.serialize());
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_TRUE(Back->Kernels[0].CodeDeferred);
+  // A fixed shape: no variants, nothing deferred.
+  auto Fixed = finalizeText(Reduce, 0, fixedShape(widestGroup(), true), true);
+  ASSERT_TRUE(bool(Fixed)) << llvm::toString(Fixed.takeError());
+  EXPECT_FALSE(Fixed->Code.Kernels[0].CodeDeferred);
 }
 
 TEST(LockstepGroupsTest, OnlyFixedWholeOneDimensionalGroupsRunInLockstep) {
