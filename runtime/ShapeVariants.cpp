@@ -52,17 +52,18 @@ ShapeVariants::Variant ShapeVariants::finalizeFor(const Shape &S) const {
     R.Directives.RequiredWorkgroupSize[D] = S[D];
   const std::string Groups = std::to_string(S[0]) + "x" + std::to_string(S[1]) +
                              "x" + std::to_string(S[2]);
-  return load(R, "in groups of " + Groups);
+  return load(R, "in groups of " + Groups, "a variant for them");
 }
 
 ShapeVariants::Variant ShapeVariants::finalizeGeneric() const {
   finalizer::FinalizeRequest R = Source->Request;
   R.DeferShapeVariantCode = false;
-  return load(R, "in any group shape");
+  return load(R, "without a variant", "its deferred code, finalized now");
 }
 
 ShapeVariants::Variant ShapeVariants::load(const finalizer::FinalizeRequest &R,
-                                           const std::string &What) const {
+                                           const std::string &What,
+                                           const char *Runs) const {
   const bool Deferred = Original.Entry == nullptr;
   auto Refuse = [&](const std::string &Why) {
     log::write(Deferred ? log::Level::Error : log::Level::Info,
@@ -100,8 +101,7 @@ ShapeVariants::Variant ShapeVariants::load(const finalizer::FinalizeRequest &R,
   D->SliceStep = K->SliceStep;
   D->GroupRuns = K->GroupRuns;
   log::write(log::Level::Info, "%s %s runs %s%s", Name.c_str(), What.c_str(),
-             K->ShapeVariants ? "its deferred code" : "a variant for them",
-             K->Lockstep ? ", as a lockstep group" : "");
+             Runs, K->Lockstep ? ", as a lockstep group" : "");
   Variant V;
   V.Code = std::move(*Code);
   V.Kernel = std::move(D);

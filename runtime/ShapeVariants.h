@@ -64,8 +64,10 @@ private:
   Variant finalizeFor(const Shape &S) const;
   /// The kernel's code for any shape, finalized without deferral.
   Variant finalizeGeneric() const;
-  Variant load(const finalizer::FinalizeRequest &R,
-               const std::string &What) const;
+  /// Finalizes R and loads the kernel's code from it; What and Runs say
+  /// what for, in the log.
+  Variant load(const finalizer::FinalizeRequest &R, const std::string &What,
+               const char *Runs) const;
 
   const std::shared_ptr<const finalizer::FinalizeSource> Source;
   const std::string Name;
