@@ -293,6 +293,49 @@ TEST_F(ShapeVariants, ACodeObjectWithoutCodeOrSourceIsRefused) {
   EXPECT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
 }
 
+// A program with a second kernel, without barriers: its code is in the
+// code object and runs at once; the reduction's deferred code comes from
+// the program finalized again, both kernels in it.
+TEST_F(ShapeVariants, OnlyTheVariantsKernelDefersItsCode) {
+  std::string TwoKernels = Reduce;
+  TwoKernels += R"(prog kernel &twice(kernarg_u64 %data)
+{
+	workitemabsid_u32	$s0, 0;
+	cvt_u64_u32	$d0, $s0;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%data];
+	add_u64	$d1, $d1, $d0;
+	ld_global_u32	$s1, [$d1];
+	add_u32	$s1, $s1, $s1;
+	st_global_u32	$s1, [$d1];
+	ret;
+};
+)";
+  hsa_executable_symbol_t Reduction = load(TwoKernels);
+  hsa_executable_symbol_t Twice{0};
+  ASSERT_EQ(hsa_executable_get_symbol_by_name(Exec, "&twice", &Cpu, &Twice),
+            HSA_STATUS_SUCCESS);
+  std::vector<uint32_t> Data(1000);
+  for (uint32_t I = 0; I < Data.size(); ++I)
+    Data[I] = I;
+  uint32_t *Ptr = Data.data();
+  std::filesystem::create_directories(Dumps);
+  {
+    ScopedEnv Dump("OPENHSA_DUMP_IR", Dumps.c_str());
+    ASSERT_TRUE(dispatch(Twice, &Ptr, sizeof(Ptr), uint32_t(Data.size()), 64));
+  }
+  EXPECT_EQ(takeReport(), ""); // Nothing finalized: its code was there.
+  for (uint32_t I = 0; I < Data.size(); ++I)
+    ASSERT_EQ(Data[I], 2 * I) << I;
+  reduceAndCheck(Reduction, 1, {64u * 3 + 32, 1, 1}, {64, 1, 1});
+  const std::string Report = takeReport();
+  EXPECT_NE(Report.find("&reduce: vectorized"), std::string::npos) << Report;
+  EXPECT_NE(Report.find("&twice: vectorized"), std::string::npos) << Report;
+  // Whole groups: a variant.
+  reduceAndCheck(Reduction, 1, {64u * 4, 1, 1}, {64, 1, 1});
+  EXPECT_NE(takeReport().find("group shape fixed"), std::string::npos);
+}
+
 // Four queues at once: two dispatch whole groups (the first finalizes the
 // variant for them), two a partial last group (the first finalizes the
 // kernel's deferred code); each finalization once, the others wait for it.
