@@ -19,8 +19,11 @@
 // group memory, no cross-lane operation - may run its group in parts on
 // different threads. The finalizer says which kernels read the slice
 // (KernelSymbol::SliceStep, non-zero); the others run their whole group
-// whatever it says. SliceBegin[0] is a multiple of SliceStep, so the
-// parts keep the waves the whole group runs.
+// whatever it says. SliceBegin[0] and SliceEnd[0] are multiples of
+// SliceStep (a power of two, at most WholeSliceEnd's alignment), so the
+// parts keep the waves the whole group runs, and a group whose size is
+// whole waves has no partial wave in any part (the work-group function
+// relies on both).
 //
 //===----------------------------------------------------------------------===//
 #ifndef OPENHSA_ABI_CPUDISPATCHCONTEXT_H
@@ -32,6 +35,9 @@
 #include <cstdint>
 
 namespace openhsa::abi {
+
+/// A slice end past any work-group, and a multiple of any SliceStep.
+inline constexpr uint32_t WholeSliceEnd = 0xFFFFFF00u;
 
 struct CpuDispatchContext {
   hsa_ext_openhsa_dispatch_context_t Public;
@@ -54,7 +60,7 @@ struct CpuDispatchContext {
   void wholeGroup() {
     for (unsigned D = 0; D < 3; ++D) {
       SliceBegin[D] = 0;
-      SliceEnd[D] = UINT32_MAX;
+      SliceEnd[D] = WholeSliceEnd;
     }
     RunGroups = 1;
   }

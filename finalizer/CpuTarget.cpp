@@ -13,6 +13,7 @@
 #include "hsa/hsa_ext_openhsa.h"
 
 #include "llvm/Analysis/CFG.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -278,12 +279,29 @@ llvm::Value *tailMask(llvm::IRBuilder<> &B, unsigned W, llvm::Value *Rest) {
 /// wave at the end of the row with the lanes past it off. Call(X, Mask)
 /// calls the body for the wave at X; the body is inlined at both calls,
 /// and with its mask a constant the first copy has no masked memory access
-/// left.
+/// left. Where Count is known to be a multiple of W (a group shape fixed
+/// at whole waves), there is no partial wave and no second copy: LLVM
+/// would find that copy dead only after optimizing it, a third of a loop
+/// kernel's finalization (mandelbrot fixed 21 -> 12.7 ms on the 2-core
+/// EPYC).
 template <typename CallFn>
 void emitWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX, llvm::Value *Begin,
                   llvm::Value *Count, unsigned W, CallFn Call) {
   llvm::LLVMContext &C = B.getContext();
   llvm::Function *F = B.GetInsertBlock()->getParent();
+  auto AllOn = [&] {
+    return llvm::ConstantInt::getTrue(
+        llvm::FixedVectorType::get(B.getInt1Ty(), W));
+  };
+  if (llvm::isPowerOf2_32(W) &&
+      llvm::computeKnownBits(Count, F->getParent()->getDataLayout())
+              .countMinTrailingZeros() >= llvm::Log2_32(W)) {
+    emitSteppedLoop(B, Begin, Count, W, "wave", [&](llvm::Value *X) {
+      B.CreateStore(X, LocalX);
+      Call(X, AllOn());
+    });
+    return;
+  }
   auto *Zero = llvm::dyn_cast<llvm::ConstantInt>(Begin);
   llvm::Value *Whole =
       Zero && Zero->isZero()
@@ -292,8 +310,7 @@ void emitWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX, llvm::Value *Begin,
                                            B.getInt32(~(W - 1))));
   emitSteppedLoop(B, Begin, Whole, W, "wave", [&](llvm::Value *X) {
     B.CreateStore(X, LocalX);
-    Call(X, llvm::ConstantInt::getTrue(
-                llvm::FixedVectorType::get(B.getInt1Ty(), W)));
+    Call(X, AllOn());
   });
   llvm::Value *Rest = B.CreateSub(Count, Whole);
   auto *Tail = llvm::BasicBlock::Create(C, "wave.tail", F);
@@ -783,9 +800,13 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
             Name);
       };
       Begin[D] = Field(offsetof(Cdc, SliceBegin), "slice.begin");
+      llvm::Value *SliceEnd = Field(offsetof(Cdc, SliceEnd), "");
+      // A multiple of the step along X (abi/CpuDispatchContext.h): said so,
+      // a group of whole waves has whole waves in each slice (emitWaveLoop).
+      if (D == 0)
+        SliceEnd = B.CreateAnd(SliceEnd, B.getInt32(~(K.Symbol.SliceStep - 1)));
       End[D] = B.CreateBinaryIntrinsic(llvm::Intrinsic::umin, Current[D],
-                                       Field(offsetof(Cdc, SliceEnd), ""),
-                                       nullptr, "slice.end");
+                                       SliceEnd, nullptr, "slice.end");
       Empty = B.CreateOr(Empty, B.CreateICmpUGE(Begin[D], End[D]));
     }
     auto *Run = llvm::BasicBlock::Create(C, "slice", F);

@@ -26,8 +26,12 @@ std::vector<std::pair<uint32_t, uint32_t>> ranges(const GroupSlices &S) {
     for (unsigned D = 0; D < 3; ++D)
       if (D != S.Dim) {
         EXPECT_EQ(C.SliceBegin[D], 0u);
-        EXPECT_EQ(C.SliceEnd[D], UINT32_MAX);
+        EXPECT_EQ(C.SliceEnd[D], openhsa::abi::WholeSliceEnd);
       }
+    // Along X both ends are whole steps (waves): the work-group function
+    // of a group of whole waves runs no partial wave in a slice.
+    EXPECT_EQ(C.SliceBegin[0] % S.Step, 0u);
+    EXPECT_EQ(C.SliceEnd[0] % S.Step, 0u);
     R.push_back({C.SliceBegin[S.Dim], C.SliceEnd[S.Dim]});
   }
   return R;

@@ -107,6 +107,47 @@ TEST(FixedShapeTest, AWholeFixedShapeLeavesNoCodeForPartialWaves) {
       << Fixed.Report;
 }
 
+// A kernel without barriers runs its rows in waves: whole ones, then the
+// partial one at the row's end, each a copy of the body. A shape fixed at
+// whole waves has no partial wave, also in the slices of a group the agent
+// runs apart (their ends are whole waves, abi/CpuDispatchContext.h): the
+// work-group function is built without that copy, which LLVM would
+// otherwise optimize before finding it dead.
+TEST(FixedShapeTest, WholeWavesOfAFixedShapeHaveNoPartialWaveCopy) {
+  if (runsOnGpu())
+    GTEST_SKIP() << "the CPU's work-group functions";
+  const unsigned W = openhsa::finalizer::hostVectorWidth();
+  if (W == 1 || 64 % W != 0)
+    GTEST_SKIP() << "groups of 64 are not whole waves of " << W;
+  const char *Scale = R"(module &scaling:1:0:$full:$large:$default;
+prog kernel &scale(kernarg_u64 %data)
+{
+	workitemabsid_u32	$s0, 0;
+	cvt_u64_u32	$d0, $s0;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%data];
+	add_u64	$d1, $d1, $d0;
+	ld_global_f32	$s1, [$d1];
+	mul_f32	$s1, $s1, 3.0f;
+	st_global_f32	$s1, [$d1];
+	ret;
+};
+)";
+  const DumpedFinalization Generic = dumpFinalization(Scale, W);
+  EXPECT_NE(Generic.Lowered.find("wave.tail"), std::string::npos)
+      << Generic.Lowered;
+  const DumpedFinalization Fixed =
+      dumpFinalization(Scale, W, fixedShape(64, true));
+  ASSERT_FALSE(Fixed.Lowered.empty());
+  EXPECT_EQ(Fixed.Lowered.find("wave.tail"), std::string::npos)
+      << Fixed.Lowered;
+  // Partial groups: their rows may end in a partial wave.
+  const DumpedFinalization Partial =
+      dumpFinalization(Scale, W, fixedShape(64, false));
+  EXPECT_NE(Partial.Lowered.find("wave.tail"), std::string::npos)
+      << Partial.Lowered;
+}
+
 // Shape queries and a barrier in every work-item: out[4 * id] is
 // workgroupsize, currentworkgroupsize, gridsize and the absolute id of the
 // next work-item of the group (through group memory, past a barrier).

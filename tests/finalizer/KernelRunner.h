@@ -149,6 +149,7 @@ finalizeText(const std::string &Source, unsigned VectorWidth = 0,
 /// both empty, and a failure, if finalizing fails.
 struct DumpedFinalization {
   std::string Ir, Report;
+  std::string Lowered; // The IR as built, before LLVM's pipeline.
 };
 inline DumpedFinalization
 dumpFinalization(const char *Source, unsigned W,
@@ -171,6 +172,8 @@ dumpFinalization(const char *Source, unsigned W,
     auto Buf = llvm::MemoryBuffer::getFile(Path);
     if (Buf && Path.ends_with(".ll") && !Path.ends_with(".lowered.ll"))
       Result.Ir += (*Buf)->getBuffer().str();
+    else if (Buf && Path.ends_with(".lowered.ll"))
+      Result.Lowered += (*Buf)->getBuffer().str();
     else if (Buf && Path.ends_with(".vectorize.txt"))
       Result.Report += (*Buf)->getBuffer().str();
     llvm::sys::fs::remove(Path);
