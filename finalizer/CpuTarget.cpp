@@ -803,7 +803,7 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
       llvm::Value *SliceEnd = Field(offsetof(Cdc, SliceEnd), "");
       // A multiple of the step along X (abi/CpuDispatchContext.h): said so,
       // a group of whole waves has whole waves in each slice (emitWaveLoop).
-      if (D == 0)
+      if (D == 0 && llvm::isPowerOf2_32(K.Symbol.SliceStep))
         SliceEnd = B.CreateAnd(SliceEnd, B.getInt32(~(K.Symbol.SliceStep - 1)));
       End[D] = B.CreateBinaryIntrinsic(llvm::Intrinsic::umin, Current[D],
                                        SliceEnd, nullptr, "slice.end");
