@@ -27,8 +27,11 @@ const cpu::KernelDescriptor *
 ShapeVariants::variantFor(unsigned, const uint32_t (&Grid)[3],
                           const uint32_t (&Wg)[3]) {
   const bool Deferred = Original.Entry == nullptr;
+  const bool WholeGroups = suitable(Grid, Wg);
+  if (!WholeGroups && !Deferred)
+    return nullptr; // The kernel's own code, without the lock.
   std::lock_guard<std::mutex> Lock(Mutex);
-  if (suitable(Grid, Wg)) {
+  if (WholeGroups) {
     const Shape S{Wg[0], Wg[1], Wg[2]};
     auto It = ByShape.find(S);
     if (It == ByShape.end())
