@@ -7,6 +7,16 @@
 
 namespace openhsa {
 
+namespace {
+/// S's request, asking for the code of every kernel (none deferred).
+finalizer::FinalizeRequest
+requestWithAllCode(const finalizer::FinalizeSource &S) {
+  finalizer::FinalizeRequest R = S.Request;
+  R.DeferShapeVariantCode = false;
+  return R;
+}
+} // namespace
+
 ShapeVariants::ShapeVariants(
     std::shared_ptr<const finalizer::FinalizeSource> Source, std::string Name,
     const cpu::KernelDescriptor &Original)
@@ -59,9 +69,8 @@ ShapeVariants::Variant ShapeVariants::finalizeFor(const Shape &S) const {
 }
 
 ShapeVariants::Variant ShapeVariants::finalizeGeneric() const {
-  finalizer::FinalizeRequest R = Source->Request;
-  R.DeferShapeVariantCode = false;
-  return load(R, "without a variant", "its deferred code, finalized now");
+  return load(requestWithAllCode(*Source), "without a variant",
+              "its deferred code, finalized now");
 }
 
 ShapeVariants::Variant ShapeVariants::load(const finalizer::FinalizeRequest &R,
@@ -121,9 +130,7 @@ withAllCode(std::shared_ptr<const finalizer::CodeObject> CO) {
     return llvm::createStringError(
         "the code object has kernels without code and nothing to finalize "
         "them from");
-  finalizer::FinalizeRequest R = CO->Source->Request;
-  R.DeferShapeVariantCode = false;
-  auto Full = finalizer::finalizeCached(R);
+  auto Full = finalizer::finalizeCached(requestWithAllCode(*CO->Source));
   if (!Full)
     return Full.takeError();
   Full->Source = CO->Source;
