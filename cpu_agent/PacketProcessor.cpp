@@ -44,6 +44,15 @@ constexpr uint64_t HelpBudgetNs = 50'000;
 /// The processor thread claims chunks of about this much work, so that it
 /// looks at the clock often enough to keep the two budgets.
 constexpr uint64_t ProcessorChunkNs = 5'000;
+/// The least work (by the kernel's last dispatch) in a chunk of work-groups
+/// that the threads share, OPENHSA_CPU_MIN_CHUNK_US: a claim moves the
+/// claim counter's cache line (WorkGroupPool.h), and sixteen threads
+/// claiming chunks of a microsecond each spend most of it waiting for
+/// that line.
+const uint64_t MinChunkNs = [] {
+  const char *E = std::getenv("OPENHSA_CPU_MIN_CHUNK_US");
+  return E && *E ? std::strtoull(E, nullptr, 10) * 1000 : 8'000;
+}();
 
 /// How long detach polls (yielding) before it sleeps between checks, and
 /// the longest of those sleeps: completions and acknowledgements wake it
@@ -105,8 +114,9 @@ bool envFlag(const char *Name, bool Default) {
 
 /// Everything a launched dispatch needs after its packet slot is reused.
 struct PacketProcessor::DispatchJob final : GroupJob {
-  DispatchJob(PacketProcessor &Processor, uint64_t TotalGroups)
-      : GroupJob(TotalGroups), Processor(Processor) {}
+  DispatchJob(PacketProcessor &Processor, uint64_t TotalGroups,
+              uint64_t MinChunk)
+      : GroupJob(TotalGroups, MinChunk), Processor(Processor) {}
 
   PacketProcessor &Processor;
   hsa_kernel_dispatch_packet_t Packet;
@@ -524,7 +534,18 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
       Small || !SliceFewGroups
           ? GroupSlices{}
           : chooseSlices(K->SliceStep, Wg, Groups, Pool.workers() + 1);
-  auto Job = std::make_shared<DispatchJob>(*this, Groups * Slices.Parts);
+  // Shared chunks of at least about MinChunkNs of work by the last
+  // dispatch's measure (WorkGroupPool.h), but no more than half a fair
+  // share of the runners, so that each gets some.
+  const uint64_t Units = Groups * Slices.Parts;
+  const uint64_t PerUnitNs = PerGroupNs / Slices.Parts;
+  const uint64_t MinChunk =
+      PerUnitNs == 0
+          ? 1
+          : std::max<uint64_t>(
+                1, std::min<uint64_t>(MinChunkNs / PerUnitNs,
+                                      Units / (2 * (Pool.workers() + 1))));
+  auto Job = std::make_shared<DispatchJob>(*this, Units, MinChunk);
   Job->Slices = Slices;
   if (K->GroupRuns && Slices.Parts == 1 && RunItems) {
     Job->RunGroups = std::max<uint32_t>(1, RunItems / Wg[0]);
@@ -566,7 +587,6 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
   // here alone; others go to the workers at once, and this thread helps
   // for a while. Either way the work-groups are claimed in order, so a
   // dispatch moved to the workers half way keeps that order.
-  const uint64_t PerUnitNs = PerGroupNs / Slices.Parts;
   const uint64_t Total = Job->Total;
   bool Shared = Total > 1 && !Small;
   if (Shared)
@@ -594,8 +614,9 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
   // For detach (releasedQueue): until this is reset, this thread looks at
   // no queue but S.
   InlineKernelOf.store(&S, std::memory_order_seq_cst);
+  GroupJob::Ran Mine;
   while (Job->runChunk(InlineSlot, Shared ? Pool.workers() + 1 : 1,
-                       std::min(Chunk, MaxChunk))) {
+                       std::min(Chunk, MaxChunk), Mine)) {
     Chunk *= 2;
     const uint64_t Elapsed = monotonicNanoseconds() - Start;
     if (!Shared && Elapsed > InlineBudgetNs && !Job->exhausted()) {
@@ -606,6 +627,7 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
     }
   }
   InlineKernelOf.store(nullptr, std::memory_order_seq_cst);
+  Job->retire(Mine); // Last: it may complete the dispatch.
   return Outcome::Consumed;
 }
 
