@@ -44,15 +44,12 @@ constexpr uint64_t HelpBudgetNs = 50'000;
 /// The processor thread claims chunks of about this much work, so that it
 /// looks at the clock often enough to keep the two budgets.
 constexpr uint64_t ProcessorChunkNs = 5'000;
-/// The least work (by the kernel's last dispatch) in a chunk of work-groups
-/// that the threads share, OPENHSA_CPU_MIN_CHUNK_US: a claim moves the
-/// claim counter's cache line (WorkGroupPool.h), and sixteen threads
-/// claiming chunks of a microsecond each spend most of it waiting for
-/// that line.
-const uint64_t MinChunkNs = [] {
-  const char *E = std::getenv("OPENHSA_CPU_MIN_CHUNK_US");
-  return E && *E ? std::strtoull(E, nullptr, 10) * 1000 : 8'000;
-}();
+/// The least work, in microseconds by the kernel's last dispatch, in a
+/// chunk of work-groups that the threads share (OPENHSA_CPU_MIN_CHUNK_US
+/// overrides it): a claim moves the claim counter's cache line
+/// (WorkGroupPool.h), and sixteen threads claiming chunks of a microsecond
+/// each spend most of it waiting for that line.
+constexpr uint32_t DefaultMinChunkUs = 8;
 
 /// How long detach polls (yielding) before it sleeps between checks, and
 /// the longest of those sleeps: completions and acknowledgements wake it
@@ -154,6 +151,9 @@ PacketProcessor::PacketProcessor(const Agent &Owner, unsigned Workers,
       InlineSmallDispatches(envFlag("OPENHSA_CPU_INLINE_DISPATCH", true)),
       SliceFewGroups(envFlag("OPENHSA_CPU_SLICES", true)),
       RunItems(envCount("OPENHSA_CPU_RUN_ITEMS", DefaultRunItems)),
+      MinChunkNs(
+          uint64_t(envCount("OPENHSA_CPU_MIN_CHUNK_US", DefaultMinChunkUs)) *
+          1000),
       Runners(std::make_unique<Runner[]>(Workers + 1)),
       Pool(Workers, [Bind = std::move(BindWorker)] {
         acceptKernelCancellation();

@@ -138,6 +138,7 @@ private:
   const bool InlineSmallDispatches;
   const bool SliceFewGroups; // OPENHSA_CPU_SLICES (GroupSlices.h).
   const uint32_t RunItems;   // OPENHSA_CPU_RUN_ITEMS.
+  const uint64_t MinChunkNs; // OPENHSA_CPU_MIN_CHUNK_US, in ns.
 
   /// The processor thread sleeps on it; detach waits on it too (completions
   /// and the acknowledgement of a new queue list notify it).

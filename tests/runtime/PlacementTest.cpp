@@ -11,7 +11,10 @@
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
 
+#include "tests/support/ScopedEnv.h"
+
 #include <cstdlib>
+#include <vector>
 
 namespace openhsa::test {
 namespace {
@@ -120,6 +123,77 @@ TEST_F(Placement, LongWorkGroupsRunOnTheWorkersOnly) {
   run(4, 2000);
   const auto [OnProcessor, OnWorkers] = run(16, 2000);
   EXPECT_EQ(OnProcessor, 0u) << OnWorkers << " on the workers";
+}
+
+struct SlotArgs {
+  uint32_t *Slots; // Per work-group, the slot of the thread that ran it.
+  uint32_t *ProcessorSlot; // max_compute_unit_id: the processor thread's.
+  uint32_t SpinUs;
+};
+
+void slotKernel(const void *Kernarg,
+                const hsa_ext_openhsa_dispatch_context_t *C, uint32_t GroupX,
+                uint32_t, uint32_t) {
+  const auto *A = static_cast<const SlotArgs *>(Kernarg);
+  const auto End =
+      std::chrono::steady_clock::now() + std::chrono::microseconds(A->SpinUs);
+  while (std::chrono::steady_clock::now() < End)
+    ;
+  A->Slots[GroupX] = C->compute_unit_id;
+  std::atomic_ref<uint32_t>(*A->ProcessorSlot)
+      .store(C->max_compute_unit_id, std::memory_order_relaxed);
+}
+
+// Chunks of work-groups the workers share keep at least
+// OPENHSA_CPU_MIN_CHUNK_US of work by the kernel's last dispatch (at most
+// half a thread's fair share): claims move one cache line between cores
+// (cpu_agent/WorkGroupPool.h), so the end of a dispatch is not claimed one
+// work-group at a time. Here 200 us of work-groups of about 1 us (up to a
+// few under TSan): chunks of dozens, where single work-groups were claimed
+// at the end before.
+class MinChunk : public RuntimeTest {
+protected:
+  ScopedEnv Env{"OPENHSA_CPU_MIN_CHUNK_US", "200"}; // Before hsa_init.
+};
+
+TEST_F(MinChunk, WorkersClaimChunksOfAtLeastTheLeastWork) {
+  constexpr uint32_t Groups = 4096;
+  auto *Args = allocKernarg<SlotArgs>();
+  std::vector<uint32_t> Slots(Groups, UINT32_MAX);
+  uint32_t ProcessorSlot = 0;
+  *Args = {Slots.data(), &ProcessorSlot, 1};
+  const uint64_t Kernel = makeKernel(slotKernel, sizeof(SlotArgs));
+  hsa_queue_t *Q = makeQueue();
+  hsa_signal_t Done = makeSignal(1);
+  // The first dispatch measures what a work-group costs; the second is cut
+  // by that measure.
+  for (int Dispatch = 0; Dispatch < 2; ++Dispatch) {
+    hsa_signal_store_relaxed(Done, 1);
+    auto P = dispatchPacket(Kernel, Args, 1, {Groups, 1, 1}, {1, 1, 1}, Done);
+    submitPacket(Q, &P, packetHeader(HSA_PACKET_TYPE_KERNEL_DISPATCH));
+    ASSERT_EQ(waitUntil(Done, HSA_SIGNAL_CONDITION_EQ, 0), 0);
+  }
+  // Runs of consecutive work-groups on one thread: each a chunk or more.
+  // The processor thread's own chunks start at one work-group (it measures
+  // as it goes), and the last chunk is what was left.
+  size_t Runs = 0;
+  for (uint32_t Begin = 0; Begin < Groups;) {
+    uint32_t End = Begin + 1;
+    while (End < Groups && Slots[End] == Slots[Begin])
+      ++End;
+    ASSERT_NE(Slots[Begin], UINT32_MAX) << "work-group " << Begin;
+    if (Slots[Begin] < ProcessorSlot && End < Groups) {
+      EXPECT_GE(End - Begin, 16u) << "work-groups " << Begin << " to "
+                                  << End - 1 << " on slot " << Slots[Begin];
+      ++Runs;
+    }
+    Begin = End;
+  }
+  EXPECT_GT(Runs, 0u);
+  hsa_signal_destroy(Done);
+  hsa_queue_destroy(Q);
+  Ext.hsa_ext_openhsa_native_kernel_destroy(Kernel);
+  hsa_memory_free(Args);
 }
 
 } // namespace
