@@ -72,7 +72,8 @@ std::vector<uint8_t> CodeObject::serialize() const {
         {"gpu_grid_guard", K.GpuGridGuard},
         {"lockstep", K.Lockstep},
         {"shape_variants", K.ShapeVariants},
-        {"code_deferred", K.CodeDeferred}});
+        {"code_deferred", K.CodeDeferred},
+        {"whole_wave_rows", K.WholeWaveRows}});
   for (const VariableSymbol &V : Variables)
     Vs.push_back(llvm::json::Object{{"name", V.Name},
                                     {"module", V.ModuleName},
@@ -277,6 +278,9 @@ llvm::Expected<CodeObject> CodeObject::deserialize(llvm::ArrayRef<uint8_t> In) {
         return E;
     if (O->get("code_deferred"))
       if (auto E = Bool(*O, "code_deferred", K.CodeDeferred))
+        return E;
+    if (O->get("whole_wave_rows"))
+      if (auto E = Bool(*O, "whole_wave_rows", K.WholeWaveRows))
         return E;
     CO.Kernels.push_back(std::move(K));
   }

@@ -67,6 +67,10 @@ struct KernelSymbol {
   /// function a finalization of Source without deferral defines):
   /// FinalizeRequest::DeferShapeVariantCode.
   bool CodeDeferred = false;
+  /// The code runs only dispatches whose work-group and grid sizes along X
+  /// are multiples of VectorWidth (every row whole waves): the code for a
+  /// partial wave was left out, FinalizeRequest::DeferPartialWaveCode.
+  bool WholeWaveRows = false;
 };
 
 struct FinalizeSource; // finalizer/Finalizer.h

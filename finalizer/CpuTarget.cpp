@@ -283,24 +283,30 @@ llvm::Value *tailMask(llvm::IRBuilder<> &B, unsigned W, llvm::Value *Rest) {
 /// at whole waves), there is no partial wave and no second copy: LLVM
 /// would find that copy dead only after optimizing it, a third of a loop
 /// kernel's finalization (mandelbrot fixed 21 -> 12.7 ms on the 2-core
-/// EPYC).
+/// EPYC). With AssumeWholeWaves the caller promises the same (the kernel
+/// runs only dispatches whose rows are whole waves,
+/// KernelSymbol::WholeWaveRows); returns whether the promise left out a
+/// partial wave's code.
 template <typename CallFn>
-void emitWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX, llvm::Value *Begin,
-                  llvm::Value *Count, unsigned W, CallFn Call) {
+bool emitWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX, llvm::Value *Begin,
+                  llvm::Value *Count, unsigned W, bool AssumeWholeWaves,
+                  CallFn Call) {
   llvm::LLVMContext &C = B.getContext();
   llvm::Function *F = B.GetInsertBlock()->getParent();
   auto AllOn = [&] {
     return llvm::ConstantInt::getTrue(
         llvm::FixedVectorType::get(B.getInt1Ty(), W));
   };
-  if (llvm::isPowerOf2_32(W) &&
+  const bool KnownWhole =
+      llvm::isPowerOf2_32(W) &&
       llvm::computeKnownBits(Count, F->getParent()->getDataLayout())
-              .countMinTrailingZeros() >= llvm::Log2_32(W)) {
+              .countMinTrailingZeros() >= llvm::Log2_32(W);
+  if (KnownWhole || AssumeWholeWaves) {
     emitSteppedLoop(B, Begin, Count, W, "wave", [&](llvm::Value *X) {
       B.CreateStore(X, LocalX);
       Call(X, AllOn());
     });
-    return;
+    return !KnownWhole;
   }
   auto *Zero = llvm::dyn_cast<llvm::ConstantInt>(Begin);
   llvm::Value *Whole =
@@ -321,6 +327,7 @@ void emitWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX, llvm::Value *Begin,
   Call(Whole, tailMask(B, W, Rest));
   B.CreateBr(Done);
   B.SetInsertPoint(Done);
+  return false;
 }
 
 /// The X loop of a vectorized resumable kernel with a copy of its body per
@@ -715,7 +722,8 @@ llvm::Function *regionCopy(llvm::Function &V, unsigned At) {
 llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
                                        llvm::Function *VecBody,
                                        llvm::Function *FlatBody, unsigned W,
-                                       uint64_t GroupFileOffset) {
+                                       uint64_t GroupFileOffset,
+                                       bool DeferPartialWaves) {
   llvm::LLVMContext &C = M.getContext();
   auto *PtrTy = llvm::PointerType::get(C, 0);
   auto *I32 = llvm::Type::getInt32Ty(C);
@@ -854,11 +862,15 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
       B.CreateStore(Z, LocalPtr(2));
       emitLoop(B, Begin[1], End[1], "y", [&](llvm::Value *Y) {
         B.CreateStore(Y, LocalPtr(1));
+        // Kernels whose wavefronts are HSAIL's keep their partial waves:
+        // rows that are not whole waves run FlatBody only where a row is
+        // not a wavefront, not where it ends in a partial one.
         auto Waves = [&](llvm::Value *To) {
-          emitWaveLoop(B, LocalPtr(0), Begin[0], To, W,
-                       [&](llvm::Value *, llvm::Value *Mask) {
-                         B.CreateCall(VecBody, {Kernarg, Wi, Mask});
-                       });
+          K.Symbol.WholeWaveRows |= emitWaveLoop(
+              B, LocalPtr(0), Begin[0], To, W, DeferPartialWaves && !FlatBody,
+              [&](llvm::Value *, llvm::Value *Mask) {
+                B.CreateCall(VecBody, {Kernarg, Wi, Mask});
+              });
         };
         // A kernel that reads its X ids only as absolute ids runs the
         // run's row as one row: one loop over its waves, whose checks
@@ -1181,11 +1193,10 @@ void keepNullAccesses(llvm::Module &M) {
 
 } // namespace
 
-llvm::Error
-buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
-                           unsigned VectorWidth, unsigned WavefrontSize,
-                           std::vector<VectorizeStats> *Stats,
-                           std::vector<std::string> *LockstepRefused) {
+llvm::Error buildCpuWorkGroupFunctions(
+    llvm::Module &M, LoweredProgram &Program, unsigned VectorWidth,
+    unsigned WavefrontSize, std::vector<VectorizeStats> *Stats,
+    std::vector<std::string> *LockstepRefused, bool DeferPartialWaves) {
   if (Stats)
     Stats->assign(Program.Kernels.size(), VectorizeStats{});
   keepNullAccesses(M); // Before the vectorizer simplifies the bodies.
@@ -1337,9 +1348,10 @@ buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
   defineQueries(M);
   for (size_t I = 0; I < Program.Kernels.size(); ++I)
     Program.Kernels[I].Symbol.EntrySymbol =
-        buildWorkGroupFunction(
-            M, Program.Kernels[I], VecBodies[I], FlatBodies[I],
-            Program.Kernels[I].Symbol.VectorWidth, GroupFileOffsets[I])
+        buildWorkGroupFunction(M, Program.Kernels[I], VecBodies[I],
+                               FlatBodies[I],
+                               Program.Kernels[I].Symbol.VectorWidth,
+                               GroupFileOffsets[I], DeferPartialWaves)
             ->getName()
             .str();
   keepNullAccesses(M); // The work-group functions and queries defined here.

@@ -32,12 +32,15 @@ namespace openhsa::finalizer {
 /// lockstep groups (LoweredKernel::Lockstep) are vectorized at their
 /// group's width where that pays (LockstepGroups.h); the names of those
 /// for which it would not are added to LockstepRefused, and the error says
-/// why: the caller then lowers the program again without them.
+/// why: the caller then lowers the program again without them. With
+/// DeferPartialWaves, vectorized kernels without barriers get code for rows
+/// of whole waves only (FinalizeRequest::DeferPartialWaveCode).
 llvm::Error
 buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
                            unsigned VectorWidth, unsigned WavefrontSize,
                            std::vector<VectorizeStats> *Stats = nullptr,
-                           std::vector<std::string> *LockstepRefused = nullptr);
+                           std::vector<std::string> *LockstepRefused = nullptr,
+                           bool DeferPartialWaves = false);
 
 } // namespace openhsa::finalizer
 

@@ -245,7 +245,8 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
   // shape the runtime may finalize again for the shapes of their
   // dispatches (runtime/ShapeVariants.h), where the program has no
   // variables (a second code object would have copies of its own) nor
-  // indirect functions.
+  // indirect functions. The same holds for the code of partial waves that
+  // the runtime finalizes later (FinalizeRequest::DeferPartialWaveCode).
   std::vector<std::string> WithShapeVariants;
   const bool Alone =
       Lowered->Variables.empty() && Lowered->IndirectFunctions.empty();
@@ -264,7 +265,8 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
       return Lockstep.takeError();
     std::vector<std::string> Refused;
     llvm::Error Err = buildCpuWorkGroupFunctions(
-        *M, *Lockstep, Width, Options.WavefrontSize, &Stats, &Refused);
+        *M, *Lockstep, Width, Options.WavefrontSize, &Stats, &Refused,
+        Request.DeferPartialWaveCode && Alone);
     if (!Err) {
       Lowered = std::move(Lockstep);
       Built = true;
@@ -283,8 +285,9 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
     }
   }
   if (!Built)
-    if (auto Err = buildCpuWorkGroupFunctions(*M, *Lowered, Width,
-                                              Options.WavefrontSize, &Stats))
+    if (auto Err = buildCpuWorkGroupFunctions(
+            *M, *Lowered, Width, Options.WavefrontSize, &Stats, nullptr,
+            Request.DeferPartialWaveCode && Alone))
       return Err;
   for (LoweredKernel &K : Lowered->Kernels) {
     K.Symbol.Lockstep = K.Lockstep;

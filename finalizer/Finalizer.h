@@ -55,6 +55,13 @@ struct FinalizeRequest {
   /// (CodeObject::Source) to finalize them again, without this, when a
   /// dispatch or a serialization needs that code (runtime/ShapeVariants.h).
   bool DeferShapeVariantCode = false;
+  /// Give vectorized kernels without barriers code for rows of whole waves
+  /// only: no copy of the body for a partial wave at a row's end, which
+  /// only dispatches whose group or grid X is not a multiple of the vector
+  /// width run (KernelSymbol::WholeWaveRows). Only for a caller that keeps
+  /// the request to finalize such a dispatch's code without this
+  /// (runtime/ShapeVariants.h).
+  bool DeferPartialWaveCode = false;
 };
 
 /// A request together with its modules' bytes, which it views: what a code

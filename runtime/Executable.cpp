@@ -471,7 +471,8 @@ hsa_status_t Executable::load(const Agent *A,
       // A kernel whose code the finalizer left for later has none to load:
       // its variants, and its generic code where a dispatch needs that,
       // come from the source it keeps (runtime/ShapeVariants.h).
-      if (K.CodeDeferred && (!K.ShapeVariants || !CO->Source)) {
+      if ((K.CodeDeferred && (!K.ShapeVariants || !CO->Source)) ||
+          (K.WholeWaveRows && !CO->Source)) {
         delete D;
         return Fail(llvm::createStringError(
             "kernel " + K.Name +
@@ -488,9 +489,9 @@ hsa_status_t Executable::load(const Agent *A,
       }
       D->SliceStep = K.SliceStep;
       D->GroupRuns = K.GroupRuns;
-      if (K.ShapeVariants && CO->Source) {
-        Variants.push_back(
-            std::make_unique<ShapeVariants>(CO->Source, K.Name, *D));
+      if ((K.ShapeVariants || K.WholeWaveRows) && CO->Source) {
+        Variants.push_back(std::make_unique<ShapeVariants>(
+            CO->Source, K.Name, *D, K.WholeWaveRows ? K.VectorWidth : 0));
         D->Variants = Variants.back().get();
       }
     }

@@ -261,12 +261,15 @@ Program::finalize(const std::string &IsaName,
   // OPENHSA_DEFER_VARIANT_CODE=0 compiles everything now, for comparisons.
   const char *Defer = std::getenv("OPENHSA_DEFER_VARIANT_CODE");
   Request.DeferShapeVariantCode = !Defer || std::strcmp(Defer, "0") != 0;
+  // OPENHSA_DEFER_PARTIAL_WAVES=0 compiles the code for partial waves now.
+  const char *Waves = std::getenv("OPENHSA_DEFER_PARTIAL_WAVES");
+  Request.DeferPartialWaveCode = !Waves || std::strcmp(Waves, "0") != 0;
   auto CO = finalizer::finalizeCached(Request);
   // What the runtime finalizes kernels again from, for the shapes of their
   // dispatches and for the code it deferred (runtime/ShapeVariants.h).
   if (CO && !CO->isGpu() &&
       llvm::any_of(CO->Kernels, [](const finalizer::KernelSymbol &K) {
-        return K.ShapeVariants;
+        return K.ShapeVariants || K.WholeWaveRows;
       }))
     CO->Source = finalizer::FinalizeSource::copy(Request);
   return CO;

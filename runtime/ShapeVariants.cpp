@@ -13,14 +13,16 @@ finalizer::FinalizeRequest
 requestWithAllCode(const finalizer::FinalizeSource &S) {
   finalizer::FinalizeRequest R = S.Request;
   R.DeferShapeVariantCode = false;
+  R.DeferPartialWaveCode = false;
   return R;
 }
 } // namespace
 
 ShapeVariants::ShapeVariants(
     std::shared_ptr<const finalizer::FinalizeSource> Source, std::string Name,
-    const cpu::KernelDescriptor &Original)
-    : Source(std::move(Source)), Name(std::move(Name)), Original(Original) {}
+    const cpu::KernelDescriptor &Original, unsigned WholeWaveWidth)
+    : Source(std::move(Source)), Name(std::move(Name)), Original(Original),
+      WholeWaveWidth(WholeWaveWidth) {}
 
 ShapeVariants::~ShapeVariants() = default;
 
@@ -36,6 +38,17 @@ bool ShapeVariants::suitable(const uint32_t (&Grid)[3],
 const cpu::KernelDescriptor *
 ShapeVariants::variantFor(unsigned, const uint32_t (&Grid)[3],
                           const uint32_t (&Wg)[3]) {
+  if (WholeWaveWidth) {
+    // Rows are whole waves where the group's X size and the grid's are
+    // (the grid's last group along X is then whole waves too).
+    if (Wg[0] % WholeWaveWidth == 0 && Grid[0] % WholeWaveWidth == 0)
+      return nullptr;
+    std::lock_guard<std::mutex> Lock(Mutex);
+    if (!Generic)
+      Generic = load(requestWithAllCode(*Source), "with partial waves",
+                     "its code for them, finalized now");
+    return Generic->Kernel ? Generic->Kernel.get() : &NoCode;
+  }
   const bool Deferred = Original.Entry == nullptr;
   const bool WholeGroups = suitable(Grid, Wg);
   if (!WholeGroups && !Deferred)
@@ -76,7 +89,9 @@ ShapeVariants::Variant ShapeVariants::finalizeGeneric() const {
 ShapeVariants::Variant ShapeVariants::load(const finalizer::FinalizeRequest &R,
                                            const std::string &What,
                                            const char *Runs) const {
-  const bool Deferred = Original.Entry == nullptr;
+  // Without the code a dispatch asks for, it cannot run (the kernel's own
+  // code runs only whole-wave rows).
+  const bool Deferred = Original.Entry == nullptr || WholeWaveWidth;
   auto Refuse = [&](const std::string &Why) {
     log::write(Deferred ? log::Level::Error : log::Level::Info,
                "%s %s runs %s: %s", Name.c_str(), What.c_str(),
@@ -92,7 +107,7 @@ ShapeVariants::Variant ShapeVariants::load(const finalizer::FinalizeRequest &R,
       K = &Symbol;
   if (!K)
     return Refuse("the kernel is gone");
-  if (K->CodeDeferred)
+  if (K->CodeDeferred || K->WholeWaveRows)
     return Refuse("its code was deferred again");
   if (K->KernargSegmentSize > Original.KernargSegmentSize ||
       K->GroupSegmentSize != Original.GroupSegmentSize)
@@ -123,7 +138,7 @@ ShapeVariants::Variant ShapeVariants::load(const finalizer::FinalizeRequest &R,
 llvm::Expected<std::shared_ptr<const finalizer::CodeObject>>
 withAllCode(std::shared_ptr<const finalizer::CodeObject> CO) {
   if (llvm::none_of(CO->Kernels, [](const finalizer::KernelSymbol &K) {
-        return K.CodeDeferred;
+        return K.CodeDeferred || K.WholeWaveRows;
       }))
     return CO;
   if (!CO->Source)

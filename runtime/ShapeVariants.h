@@ -19,6 +19,14 @@
 // here, once, and hsa_code_object_serialize writes the code object
 // finalized again with all its code (withAllCode).
 //
+// Kernels without barriers get the same treatment for the code of a
+// partial wave at a row's end (FinalizeRequest::DeferPartialWaveCode,
+// KernelSymbol::WholeWaveRows): their code runs dispatches whose group and
+// grid sizes along X are multiples of the vector width, and the first
+// other dispatch finalizes the kernel's code with that copy (a masked copy
+// of the vectorized body: 2.5-6 ms of a 13-27 ms finalization on the
+// 2-core EPYC).
+//
 //===----------------------------------------------------------------------===//
 #ifndef OPENHSA_RUNTIME_SHAPEVARIANTS_H
 #define OPENHSA_RUNTIME_SHAPEVARIANTS_H
@@ -39,14 +47,21 @@ namespace openhsa {
 class ShapeVariants final : public cpu::ShapeVariantSource {
 public:
   /// Variants of kernel Name of Source's program; Original is the kernel
-  /// as finalized there, whose kernarg layout the variants share.
+  /// as finalized there, whose kernarg layout the variants share. With
+  /// WholeWaveWidth (KernelSymbol::WholeWaveRows: the kernel's vector
+  /// width), no variants: the kernel's code for partial waves, where a
+  /// dispatch has them.
   ShapeVariants(std::shared_ptr<const finalizer::FinalizeSource> Source,
-                std::string Name, const cpu::KernelDescriptor &Original);
+                std::string Name, const cpu::KernelDescriptor &Original,
+                unsigned WholeWaveWidth = 0);
   ~ShapeVariants() override;
 
   /// The variant for this shape, or the kernel's deferred code where it
   /// has none; null to run the kernel itself (or where the deferred code
-  /// failed to finalize: the kernel has no code to run then).
+  /// failed to finalize: the kernel has no code to run then). For a kernel
+  /// whose code runs whole-wave rows only, its code with partial waves
+  /// where the dispatch has them, or a descriptor without code where that
+  /// failed to finalize.
   const cpu::KernelDescriptor *variantFor(unsigned Dims,
                                           const uint32_t (&Grid)[3],
                                           const uint32_t (&Wg)[3]) override;
@@ -72,6 +87,10 @@ private:
   const std::shared_ptr<const finalizer::FinalizeSource> Source;
   const std::string Name;
   const cpu::KernelDescriptor &Original;
+  const unsigned WholeWaveWidth;
+  /// What a dispatch with partial waves gets where their code failed to
+  /// finalize: no code (the packet processor fails the dispatch).
+  const cpu::KernelDescriptor NoCode;
   std::mutex Mutex;
   std::map<Shape, Variant> ByShape; // Each group shape tried.
   std::optional<Variant> Generic;   // Once tried, for a deferred kernel.

@@ -75,6 +75,21 @@ prog kernel &reduce(kernarg_u64 %in, kernarg_u64 %partial)
 };
 )";
 
+// A kernel without barriers: each work-item doubles its element.
+const char *TwiceKernel = R"(prog kernel &twice(kernarg_u64 %data)
+{
+	workitemabsid_u32	$s0, 0;
+	cvt_u64_u32	$d0, $s0;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%data];
+	add_u64	$d1, $d1, $d0;
+	ld_global_u32	$s1, [$d1];
+	add_u32	$s1, $s1, $s1;
+	st_global_u32	$s1, [$d1];
+	ret;
+};
+)";
+
 class ShapeVariants : public ExecTest {
 protected:
   void TearDown() override {
@@ -298,24 +313,14 @@ TEST_F(ShapeVariants, ACodeObjectWithoutCodeOrSourceIsRefused) {
 // the program finalized again, both kernels in it.
 TEST_F(ShapeVariants, OnlyTheVariantsKernelDefersItsCode) {
   std::string TwoKernels = Reduce;
-  TwoKernels += R"(prog kernel &twice(kernarg_u64 %data)
-{
-	workitemabsid_u32	$s0, 0;
-	cvt_u64_u32	$d0, $s0;
-	shl_u64	$d0, $d0, 2;
-	ld_kernarg_align(8)_width(all)_u64	$d1, [%data];
-	add_u64	$d1, $d1, $d0;
-	ld_global_u32	$s1, [$d1];
-	add_u32	$s1, $s1, $s1;
-	st_global_u32	$s1, [$d1];
-	ret;
-};
-)";
+  TwoKernels += TwiceKernel;
   hsa_executable_symbol_t Reduction = load(TwoKernels);
   hsa_executable_symbol_t Twice{0};
   ASSERT_EQ(hsa_executable_get_symbol_by_name(Exec, "&twice", &Cpu, &Twice),
             HSA_STATUS_SUCCESS);
-  std::vector<uint32_t> Data(1000);
+  // Whole waves (a grid of partial waves would finalize their code:
+  // PartialWavesFinalizeTheirCodeAtTheirFirstDispatch).
+  std::vector<uint32_t> Data(1024);
   for (uint32_t I = 0; I < Data.size(); ++I)
     Data[I] = I;
   uint32_t *Ptr = Data.data();
@@ -401,6 +406,106 @@ TEST_F(ShapeVariants, ConcurrentFirstDispatchesOfAShapeOnTwoQueues) {
         Sum += In[G * Group + I];
       ASSERT_EQ(Partials[T][G], Sum) << "queue " << T << ", group " << G;
     }
+}
+
+// A kernel without barriers, finalized by the program, has code for rows
+// of whole waves only (FinalizeRequest::DeferPartialWaveCode): grids and
+// groups whose X sizes are multiples of the vector width run it; the first
+// other dispatch finalizes the kernel's code with partial waves, and later
+// ones run that. Elements past the grid stay as they were.
+TEST_F(ShapeVariants, PartialWavesFinalizeTheirCodeAtTheirFirstDispatch) {
+  Exec = makeExecutable();
+  hsa_code_object_t CO = finalizeText(
+      std::string("module &waves:1:0:$full:$large:$default;\n") + TwiceKernel);
+  ASSERT_EQ(hsa_executable_load_code_object(Exec, Cpu, CO, nullptr),
+            HSA_STATUS_SUCCESS);
+  ASSERT_EQ(hsa_executable_freeze(Exec, nullptr), HSA_STATUS_SUCCESS);
+  ASSERT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
+  hsa_executable_symbol_t Twice{0};
+  ASSERT_EQ(hsa_executable_get_symbol_by_name(Exec, "&twice", &Cpu, &Twice),
+            HSA_STATUS_SUCCESS);
+  std::vector<uint32_t> Data(1040), Want(1040);
+  for (uint32_t I = 0; I < Data.size(); ++I)
+    Data[I] = Want[I] = I;
+  uint32_t *Ptr = Data.data();
+  std::filesystem::create_directories(Dumps);
+  auto Run = [&](uint32_t Grid, uint16_t Group) {
+    ScopedEnv Dump("OPENHSA_DUMP_IR", Dumps.c_str());
+    ASSERT_TRUE(dispatch(Twice, &Ptr, sizeof(Ptr), Grid, Group));
+    for (uint32_t I = 0; I < Grid; ++I)
+      Want[I] *= 2;
+    for (uint32_t I = 0; I < Data.size(); ++I)
+      ASSERT_EQ(Data[I], Want[I])
+          << "element " << I << ", grid " << Grid << ", groups of " << Group;
+  };
+  Run(1024, 64); // Whole waves: the program's code.
+  EXPECT_EQ(takeReport(), "");
+  Run(1000, 64); // A partial wave in the last group: finalized now.
+  EXPECT_NE(takeReport().find("&twice: vectorized"), std::string::npos);
+  Run(1024, 40); // Groups of 2.5 waves: the same code, already there.
+  EXPECT_EQ(takeReport(), "");
+  Run(1024, 64);
+  EXPECT_EQ(takeReport(), "");
+}
+
+// OPENHSA_DEFER_PARTIAL_WAVES=0: the program's code has partial waves.
+TEST_F(ShapeVariants, WithoutDeferralPartialWavesFinalizeNothing) {
+  ScopedEnv NoDeferral("OPENHSA_DEFER_PARTIAL_WAVES", "0");
+  Exec = makeExecutable();
+  hsa_code_object_t CO = finalizeText(
+      std::string("module &waves:1:0:$full:$large:$default;\n") + TwiceKernel);
+  ASSERT_EQ(hsa_executable_load_code_object(Exec, Cpu, CO, nullptr),
+            HSA_STATUS_SUCCESS);
+  ASSERT_EQ(hsa_executable_freeze(Exec, nullptr), HSA_STATUS_SUCCESS);
+  ASSERT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
+  hsa_executable_symbol_t Twice{0};
+  ASSERT_EQ(hsa_executable_get_symbol_by_name(Exec, "&twice", &Cpu, &Twice),
+            HSA_STATUS_SUCCESS);
+  std::vector<uint32_t> Data(1000);
+  for (uint32_t I = 0; I < Data.size(); ++I)
+    Data[I] = I;
+  uint32_t *Ptr = Data.data();
+  std::filesystem::create_directories(Dumps);
+  {
+    ScopedEnv Dump("OPENHSA_DUMP_IR", Dumps.c_str());
+    ASSERT_TRUE(dispatch(Twice, &Ptr, sizeof(Ptr), 1000, 64));
+  }
+  EXPECT_EQ(takeReport(), "");
+  for (uint32_t I = 0; I < Data.size(); ++I)
+    ASSERT_EQ(Data[I], 2 * I) << I;
+}
+
+// hsa_code_object_serialize writes the kernel's code with partial waves:
+// the bytes loaded again run such a dispatch with nothing to finalize.
+TEST_F(ShapeVariants, SerializedCodeObjectsHavePartialWaveCode) {
+  hsa_code_object_t CO = finalizeText(
+      std::string("module &waves:1:0:$full:$large:$default;\n") + TwiceKernel);
+  const std::vector<uint8_t> Bytes = serialize(CO);
+  ASSERT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
+  hsa_code_object_t Back{0};
+  ASSERT_EQ(hsa_code_object_deserialize(const_cast<uint8_t *>(Bytes.data()),
+                                        Bytes.size(), nullptr, &Back),
+            HSA_STATUS_SUCCESS);
+  Exec = makeExecutable();
+  ASSERT_EQ(hsa_executable_load_code_object(Exec, Cpu, Back, nullptr),
+            HSA_STATUS_SUCCESS);
+  ASSERT_EQ(hsa_executable_freeze(Exec, nullptr), HSA_STATUS_SUCCESS);
+  ASSERT_EQ(hsa_code_object_destroy(Back), HSA_STATUS_SUCCESS);
+  hsa_executable_symbol_t Twice{0};
+  ASSERT_EQ(hsa_executable_get_symbol_by_name(Exec, "&twice", &Cpu, &Twice),
+            HSA_STATUS_SUCCESS);
+  std::vector<uint32_t> Data(1000);
+  for (uint32_t I = 0; I < Data.size(); ++I)
+    Data[I] = I;
+  uint32_t *Ptr = Data.data();
+  std::filesystem::create_directories(Dumps);
+  {
+    ScopedEnv Dump("OPENHSA_DUMP_IR", Dumps.c_str());
+    ASSERT_TRUE(dispatch(Twice, &Ptr, sizeof(Ptr), 1000, 64));
+  }
+  EXPECT_EQ(takeReport(), "");
+  for (uint32_t I = 0; I < Data.size(); ++I)
+    ASSERT_EQ(Data[I], 2 * I) << I;
 }
 
 } // namespace
