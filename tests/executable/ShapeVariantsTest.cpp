@@ -104,15 +104,16 @@ protected:
     return loadCodeObject(finalizeText(Text));
   }
 
-  /// Loads CO into Exec, frozen, and destroys CO.
-  hsa_executable_symbol_t loadCodeObject(hsa_code_object_t CO) {
+  /// Loads CO into Exec, frozen, and destroys CO; returns Kernel's symbol.
+  hsa_executable_symbol_t loadCodeObject(hsa_code_object_t CO,
+                                         const char *Kernel = "&reduce") {
     Exec = makeExecutable();
     EXPECT_EQ(hsa_executable_load_code_object(Exec, Cpu, CO, nullptr),
               HSA_STATUS_SUCCESS);
     EXPECT_EQ(hsa_executable_freeze(Exec, nullptr), HSA_STATUS_SUCCESS);
     EXPECT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
     hsa_executable_symbol_t S{0};
-    EXPECT_EQ(hsa_executable_get_symbol_by_name(Exec, "&reduce", &Cpu, &S),
+    EXPECT_EQ(hsa_executable_get_symbol_by_name(Exec, Kernel, &Cpu, &S),
               HSA_STATUS_SUCCESS);
     return S;
   }
@@ -160,6 +161,45 @@ protected:
     S << F.rdbuf();
     std::filesystem::remove(P);
     return S.str();
+  }
+
+  /// A program of &twice alone, finalized.
+  hsa_code_object_t finalizeTwice() {
+    return finalizeText(
+        std::string("module &waves:1:0:$full:$large:$default;\n") +
+        TwiceKernel);
+  }
+
+  /// Doubles Data's first Grid elements with &twice (K) in groups of
+  /// Group, checks all of Data against Want (doubled likewise), and
+  /// returns what a finalization during the dispatch reported ("" if none).
+  std::string twiceOver(hsa_executable_symbol_t K, std::vector<uint32_t> &Data,
+                        std::vector<uint32_t> &Want, uint32_t Grid,
+                        uint16_t Group) {
+    uint32_t *Ptr = Data.data();
+    std::filesystem::create_directories(Dumps);
+    {
+      ScopedEnv Dump("OPENHSA_DUMP_IR", Dumps.c_str());
+      EXPECT_TRUE(dispatch(K, &Ptr, sizeof(Ptr), Grid, Group));
+    }
+    for (uint32_t I = 0; I < Grid; ++I)
+      Want[I] *= 2;
+    for (uint32_t I = 0; I < Data.size(); ++I)
+      if (Data[I] != Want[I]) {
+        ADD_FAILURE() << "element " << I << " is " << Data[I] << ", not "
+                      << Want[I] << " (grid " << Grid << ", groups of " << Group
+                      << ")";
+        break;
+      }
+    return takeReport();
+  }
+
+  /// Data and Want for twiceOver: 0, 1, 2, ...
+  static std::vector<uint32_t> iota(size_t N) {
+    std::vector<uint32_t> V(N);
+    for (uint32_t I = 0; I < N; ++I)
+      V[I] = I;
+    return V;
   }
 
   hsa_executable_t Exec{0};
@@ -414,98 +454,39 @@ TEST_F(ShapeVariants, ConcurrentFirstDispatchesOfAShapeOnTwoQueues) {
 // other dispatch finalizes the kernel's code with partial waves, and later
 // ones run that. Elements past the grid stay as they were.
 TEST_F(ShapeVariants, PartialWavesFinalizeTheirCodeAtTheirFirstDispatch) {
-  Exec = makeExecutable();
-  hsa_code_object_t CO = finalizeText(
-      std::string("module &waves:1:0:$full:$large:$default;\n") + TwiceKernel);
-  ASSERT_EQ(hsa_executable_load_code_object(Exec, Cpu, CO, nullptr),
-            HSA_STATUS_SUCCESS);
-  ASSERT_EQ(hsa_executable_freeze(Exec, nullptr), HSA_STATUS_SUCCESS);
-  ASSERT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
-  hsa_executable_symbol_t Twice{0};
-  ASSERT_EQ(hsa_executable_get_symbol_by_name(Exec, "&twice", &Cpu, &Twice),
-            HSA_STATUS_SUCCESS);
-  std::vector<uint32_t> Data(1040), Want(1040);
-  for (uint32_t I = 0; I < Data.size(); ++I)
-    Data[I] = Want[I] = I;
-  uint32_t *Ptr = Data.data();
-  std::filesystem::create_directories(Dumps);
-  auto Run = [&](uint32_t Grid, uint16_t Group) {
-    ScopedEnv Dump("OPENHSA_DUMP_IR", Dumps.c_str());
-    ASSERT_TRUE(dispatch(Twice, &Ptr, sizeof(Ptr), Grid, Group));
-    for (uint32_t I = 0; I < Grid; ++I)
-      Want[I] *= 2;
-    for (uint32_t I = 0; I < Data.size(); ++I)
-      ASSERT_EQ(Data[I], Want[I])
-          << "element " << I << ", grid " << Grid << ", groups of " << Group;
-  };
-  Run(1024, 64); // Whole waves: the program's code.
-  EXPECT_EQ(takeReport(), "");
-  Run(1000, 64); // A partial wave in the last group: finalized now.
-  EXPECT_NE(takeReport().find("&twice: vectorized"), std::string::npos);
-  Run(1024, 40); // Groups of 2.5 waves: the same code, already there.
-  EXPECT_EQ(takeReport(), "");
-  Run(1024, 64);
-  EXPECT_EQ(takeReport(), "");
+  hsa_executable_symbol_t Twice = loadCodeObject(finalizeTwice(), "&twice");
+  std::vector<uint32_t> Data = iota(1040), Want = Data;
+  // Whole waves: the program's code.
+  EXPECT_EQ(twiceOver(Twice, Data, Want, 1024, 64), "");
+  // A partial wave in the last group: finalized now.
+  EXPECT_NE(twiceOver(Twice, Data, Want, 1000, 64).find("&twice: vectorized"),
+            std::string::npos);
+  // Groups of 2.5 waves: the same code, already there.
+  EXPECT_EQ(twiceOver(Twice, Data, Want, 1024, 40), "");
+  EXPECT_EQ(twiceOver(Twice, Data, Want, 1024, 64), "");
 }
 
 // OPENHSA_DEFER_PARTIAL_WAVES=0: the program's code has partial waves.
 TEST_F(ShapeVariants, WithoutDeferralPartialWavesFinalizeNothing) {
   ScopedEnv NoDeferral("OPENHSA_DEFER_PARTIAL_WAVES", "0");
-  Exec = makeExecutable();
-  hsa_code_object_t CO = finalizeText(
-      std::string("module &waves:1:0:$full:$large:$default;\n") + TwiceKernel);
-  ASSERT_EQ(hsa_executable_load_code_object(Exec, Cpu, CO, nullptr),
-            HSA_STATUS_SUCCESS);
-  ASSERT_EQ(hsa_executable_freeze(Exec, nullptr), HSA_STATUS_SUCCESS);
-  ASSERT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
-  hsa_executable_symbol_t Twice{0};
-  ASSERT_EQ(hsa_executable_get_symbol_by_name(Exec, "&twice", &Cpu, &Twice),
-            HSA_STATUS_SUCCESS);
-  std::vector<uint32_t> Data(1000);
-  for (uint32_t I = 0; I < Data.size(); ++I)
-    Data[I] = I;
-  uint32_t *Ptr = Data.data();
-  std::filesystem::create_directories(Dumps);
-  {
-    ScopedEnv Dump("OPENHSA_DUMP_IR", Dumps.c_str());
-    ASSERT_TRUE(dispatch(Twice, &Ptr, sizeof(Ptr), 1000, 64));
-  }
-  EXPECT_EQ(takeReport(), "");
-  for (uint32_t I = 0; I < Data.size(); ++I)
-    ASSERT_EQ(Data[I], 2 * I) << I;
+  hsa_executable_symbol_t Twice = loadCodeObject(finalizeTwice(), "&twice");
+  std::vector<uint32_t> Data = iota(1040), Want = Data;
+  EXPECT_EQ(twiceOver(Twice, Data, Want, 1000, 64), "");
 }
 
 // hsa_code_object_serialize writes the kernel's code with partial waves:
 // the bytes loaded again run such a dispatch with nothing to finalize.
 TEST_F(ShapeVariants, SerializedCodeObjectsHavePartialWaveCode) {
-  hsa_code_object_t CO = finalizeText(
-      std::string("module &waves:1:0:$full:$large:$default;\n") + TwiceKernel);
+  hsa_code_object_t CO = finalizeTwice();
   const std::vector<uint8_t> Bytes = serialize(CO);
   ASSERT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
   hsa_code_object_t Back{0};
   ASSERT_EQ(hsa_code_object_deserialize(const_cast<uint8_t *>(Bytes.data()),
                                         Bytes.size(), nullptr, &Back),
             HSA_STATUS_SUCCESS);
-  Exec = makeExecutable();
-  ASSERT_EQ(hsa_executable_load_code_object(Exec, Cpu, Back, nullptr),
-            HSA_STATUS_SUCCESS);
-  ASSERT_EQ(hsa_executable_freeze(Exec, nullptr), HSA_STATUS_SUCCESS);
-  ASSERT_EQ(hsa_code_object_destroy(Back), HSA_STATUS_SUCCESS);
-  hsa_executable_symbol_t Twice{0};
-  ASSERT_EQ(hsa_executable_get_symbol_by_name(Exec, "&twice", &Cpu, &Twice),
-            HSA_STATUS_SUCCESS);
-  std::vector<uint32_t> Data(1000);
-  for (uint32_t I = 0; I < Data.size(); ++I)
-    Data[I] = I;
-  uint32_t *Ptr = Data.data();
-  std::filesystem::create_directories(Dumps);
-  {
-    ScopedEnv Dump("OPENHSA_DUMP_IR", Dumps.c_str());
-    ASSERT_TRUE(dispatch(Twice, &Ptr, sizeof(Ptr), 1000, 64));
-  }
-  EXPECT_EQ(takeReport(), "");
-  for (uint32_t I = 0; I < Data.size(); ++I)
-    ASSERT_EQ(Data[I], 2 * I) << I;
+  hsa_executable_symbol_t Twice = loadCodeObject(Back, "&twice");
+  std::vector<uint32_t> Data = iota(1040), Want = Data;
+  EXPECT_EQ(twiceOver(Twice, Data, Want, 1000, 64), "");
 }
 
 } // namespace
