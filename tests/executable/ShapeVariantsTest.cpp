@@ -163,6 +163,18 @@ protected:
     return S.str();
   }
 
+  /// CO serialized, destroyed and deserialized: a code object without the
+  /// program it was finalized from.
+  hsa_code_object_t serializedAndBack(hsa_code_object_t CO) {
+    const std::vector<uint8_t> Bytes = serialize(CO);
+    EXPECT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
+    hsa_code_object_t Back{0};
+    EXPECT_EQ(hsa_code_object_deserialize(const_cast<uint8_t *>(Bytes.data()),
+                                          Bytes.size(), nullptr, &Back),
+              HSA_STATUS_SUCCESS);
+    return Back;
+  }
+
   /// A program of &twice alone, finalized.
   hsa_code_object_t finalizeTwice() {
     return finalizeText(
@@ -306,14 +318,8 @@ TEST_F(ShapeVariants, WithoutDeferralPartialGroupsFinalizeNothing) {
 // object; its serialized form has it all, for a process that has not the
 // program to finalize it from.
 TEST_F(ShapeVariants, SerializedCodeObjectsHaveTheDeferredCode) {
-  hsa_code_object_t CO = finalizeText(Reduce);
-  const std::vector<uint8_t> Bytes = serialize(CO);
-  ASSERT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
-  hsa_code_object_t Back{0};
-  ASSERT_EQ(hsa_code_object_deserialize(const_cast<uint8_t *>(Bytes.data()),
-                                        Bytes.size(), nullptr, &Back),
-            HSA_STATUS_SUCCESS);
-  hsa_executable_symbol_t K = loadCodeObject(Back);
+  hsa_executable_symbol_t K =
+      loadCodeObject(serializedAndBack(finalizeText(Reduce)));
   const uint16_t Group = 64;
   // Partial and whole groups run the code the bytes hold: nothing is
   // finalized (there is no source to finalize from).
@@ -477,14 +483,8 @@ TEST_F(ShapeVariants, WithoutDeferralPartialWavesFinalizeNothing) {
 // hsa_code_object_serialize writes the kernel's code with partial waves:
 // the bytes loaded again run such a dispatch with nothing to finalize.
 TEST_F(ShapeVariants, SerializedCodeObjectsHavePartialWaveCode) {
-  hsa_code_object_t CO = finalizeTwice();
-  const std::vector<uint8_t> Bytes = serialize(CO);
-  ASSERT_EQ(hsa_code_object_destroy(CO), HSA_STATUS_SUCCESS);
-  hsa_code_object_t Back{0};
-  ASSERT_EQ(hsa_code_object_deserialize(const_cast<uint8_t *>(Bytes.data()),
-                                        Bytes.size(), nullptr, &Back),
-            HSA_STATUS_SUCCESS);
-  hsa_executable_symbol_t Twice = loadCodeObject(Back, "&twice");
+  hsa_executable_symbol_t Twice =
+      loadCodeObject(serializedAndBack(finalizeTwice()), "&twice");
   std::vector<uint32_t> Data = iota(1040), Want = Data;
   EXPECT_EQ(twiceOver(Twice, Data, Want, 1000, 64), "");
 }
