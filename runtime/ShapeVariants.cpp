@@ -45,8 +45,7 @@ ShapeVariants::variantFor(unsigned, const uint32_t (&Grid)[3],
       return nullptr;
     std::lock_guard<std::mutex> Lock(Mutex);
     if (!Generic)
-      Generic = load(requestWithAllCode(*Source), "with partial waves",
-                     "its code for them, finalized now");
+      Generic = finalizeGeneric();
     return Generic->Kernel ? Generic->Kernel.get() : &NoCode;
   }
   const bool Deferred = Original.Entry == nullptr;
@@ -82,6 +81,9 @@ ShapeVariants::Variant ShapeVariants::finalizeFor(const Shape &S) const {
 }
 
 ShapeVariants::Variant ShapeVariants::finalizeGeneric() const {
+  if (WholeWaveWidth)
+    return load(requestWithAllCode(*Source), "with partial waves",
+                "its code for them, finalized now");
   return load(requestWithAllCode(*Source), "without a variant",
               "its deferred code, finalized now");
 }

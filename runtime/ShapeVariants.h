@@ -77,7 +77,8 @@ private:
     std::unique_ptr<cpu::KernelDescriptor> Kernel; // Null: none.
   };
   Variant finalizeFor(const Shape &S) const;
-  /// The kernel's code for any shape, finalized without deferral.
+  /// The kernel's code for any shape (with partial waves), finalized
+  /// without deferral.
   Variant finalizeGeneric() const;
   /// Finalizes R and loads the kernel's code from it; What and Runs say
   /// what for, in the log.
