@@ -307,6 +307,13 @@ llvm::Expected<std::vector<uint8_t>> compileToObject(llvm::Module &M) {
     return llvm::createStringError("LLVM cannot emit objects for " +
                                    Host.Triple);
   PM.run(M);
+  // The object beside the assembly: its offsets are the loaded code's, which
+  // profiles of JIT code (OPENHSA_PERF_MAP) need; assembling the .s again
+  // can pad and relax differently. Not on stderr ("-"): it is binary.
+  if (const char *Where = std::getenv("OPENHSA_DUMP_ASM");
+      Where && llvm::StringRef(Where) != "-")
+    dump("OPENHSA_DUMP_ASM", M, "o",
+         llvm::StringRef(Buffer.data(), Buffer.size()));
   return std::vector<uint8_t>(Buffer.begin(), Buffer.end());
 }
 

@@ -59,10 +59,13 @@ unsigned instructionCount(const llvm::Loop &L) {
   return N;
 }
 
-/// A branch on a comparison of a recurrence of L with an invariant: one
-/// that steps by +-1, or with Strided, by another constant.
-std::optional<UniformBranch>
-findBranch(llvm::Loop &L, llvm::ScalarEvolution &SE, bool Strided) {
+/// The branches on a comparison of a recurrence of L with an invariant:
+/// one that steps by +-1, or with Strided, by another constant (or a
+/// run-time step), each comparison once.
+llvm::SmallVector<UniformBranch, 4>
+findBranches(llvm::Loop &L, llvm::ScalarEvolution &SE, bool Strided) {
+  llvm::SmallVector<UniformBranch, 4> Found;
+  llvm::SmallPtrSet<const llvm::ICmpInst *, 4> Seen;
   const llvm::BasicBlock *Latch = L.getLoopLatch();
   for (llvm::BasicBlock *BB : L.blocks()) {
     auto *Br = llvm::dyn_cast<llvm::BranchInst>(BB->getTerminator());
@@ -70,7 +73,7 @@ findBranch(llvm::Loop &L, llvm::ScalarEvolution &SE, bool Strided) {
       continue;
     auto *Cmp = llvm::dyn_cast<llvm::ICmpInst>(Br->getCondition());
     if (!Cmp || Cmp->isEquality() || !L.contains(Cmp) ||
-        !Cmp->getOperand(0)->getType()->isIntegerTy())
+        !Cmp->getOperand(0)->getType()->isIntegerTy() || Seen.contains(Cmp))
       continue;
     UniformBranch U;
     U.Branch = Br;
@@ -105,7 +108,9 @@ findBranch(llvm::Loop &L, llvm::ScalarEvolution &SE, bool Strided) {
       const llvm::CmpInst::Predicate P =
           U.RecIsLHS ? Cmp->getPredicate() : Cmp->getSwappedPredicate();
       U.Assumed = llvm::ICmpInst::isLT(P) || llvm::ICmpInst::isLE(P);
-      return U;
+      Seen.insert(Cmp);
+      Found.push_back(U);
+      continue;
     }
     if (Step->getAPInt().isZero() ||
         Strided == (Step->getAPInt().isOne() || Step->getAPInt().isAllOnes()))
@@ -121,9 +126,19 @@ findBranch(llvm::Loop &L, llvm::ScalarEvolution &SE, bool Strided) {
     } else {
       U.Assumed = Br->getSuccessor(0) != Latch;
     }
-    return U;
+    Seen.insert(Cmp);
+    Found.push_back(U);
   }
-  return std::nullopt;
+  return Found;
+}
+
+/// The first branch that findBranches finds, if any.
+std::optional<UniformBranch>
+findBranch(llvm::Loop &L, llvm::ScalarEvolution &SE, bool Strided) {
+  llvm::SmallVector<UniformBranch, 4> Found = findBranches(L, SE, Strided);
+  if (Found.empty())
+    return std::nullopt;
+  return Found.front();
 }
 
 /// The scalars of a vectorized wave's lane values: the vectorizer's ids
@@ -278,32 +293,25 @@ findVectorCondition(llvm::Loop &L, llvm::ScalarEvolution &SE,
   return std::nullopt;
 }
 
-/// Versions L on U; returns whether it did.
-bool version(llvm::Loop &L, const UniformBranch &U, llvm::ScalarEvolution &SE,
-             llvm::LoopInfo &LI, llvm::DominatorTree &DT) {
-  llvm::BasicBlock *Exit = L.getExitBlock();
-  llvm::BasicBlock *Exiting = L.getExitingBlock();
-  llvm::BasicBlock *CheckBB = L.getLoopPreheader();
-  if (!Exit || !Exiting || !CheckBB)
-    return false;
-
+/// Whether U's condition can be checked before L: its values' ends, bound
+/// and step expand in the preheader, and its width and step keep the
+/// check's arithmetic from wrapping.
+bool checkable(const UniformBranch &U, const llvm::SCEV *Btc,
+               llvm::ScalarEvolution &SE, llvm::SCEVExpander &Expander,
+               llvm::Instruction *At) {
+  llvm::Type *Ty = U.Rec->getType();
+  const unsigned Width = SE.getTypeSizeInBits(Ty);
   // The compared value on the last iteration: Start + BTC * Step, with the
   // trip count in the value's width (it steps by one, so it cannot take
   // more than 2^W distinct values without wrapping, which the check
-  // below catches).
-  const llvm::SCEV *Btc = SE.getBackedgeTakenCount(&L);
-  if (llvm::isa<llvm::SCEVCouldNotCompute>(Btc))
-    return false;
-  llvm::Type *Ty = U.Rec->getType();
-  const unsigned Width = SE.getTypeSizeInBits(Ty);
-  // (The vectorized form checks its trip count at run time, below: SCEV
-  // rarely bounds a wave loop's, whose entry check it does not see.)
+  // catches). The vectorized form checks its trip count at run time: SCEV
+  // rarely bounds a wave loop's, whose entry check it does not see.
   const bool Wide = U.Vector || U.Strided;
   if (!Wide && SE.getUnsignedRangeMax(Btc).getActiveBits() > Width)
     return false;
   // A wave's value is checked in 64 bits, where Start + BTC * Step cannot
-  // wrap: lanes of at most 32 bits, steps below 2^16.
-  // A step known only at run time is checked there: at most 2^31.
+  // wrap: lanes of at most 32 bits, steps below 2^16. A step known only at
+  // run time is checked there: at most 2^31.
   const llvm::SCEV *StepS = U.Rec->getStepRecurrence(SE);
   auto *ConstStep = llvm::dyn_cast<llvm::SCEVConstant>(StepS);
   if (Wide && (Width > 32 ||
@@ -311,21 +319,29 @@ bool version(llvm::Loop &L, const UniformBranch &U, llvm::ScalarEvolution &SE,
     return false;
   const llvm::SCEV *End =
       U.Rec->evaluateAtIteration(SE.getTruncateOrZeroExtend(Btc, Ty), SE);
-
-  llvm::Instruction *At = CheckBB->getTerminator();
-  llvm::SCEVExpander Expander(SE, CheckBB->getDataLayout(), "uniform");
   for (const llvm::SCEV *S : {U.Rec->getStart(), End, U.Bound, Btc, StepS})
     if (!Expander.isSafeToExpandAt(S, At))
       return false;
+  return true;
+}
 
-  // Everything is known to be possible: change the IR from here on.
+/// The run-time check, before the loop, that U's comparison takes its assumed
+/// outcome on every iteration (and every lane).
+llvm::Value *emitCheck(const UniformBranch &U, const llvm::SCEV *Btc,
+                       llvm::ScalarEvolution &SE, llvm::SCEVExpander &Expander,
+                       llvm::IRBuilder<> &B) {
+  llvm::Instruction *At = &*B.GetInsertPoint();
+  llvm::Type *Ty = U.Rec->getType();
+  const unsigned Width = SE.getTypeSizeInBits(Ty);
+  const llvm::SCEV *StepS = U.Rec->getStepRecurrence(SE);
+  auto *ConstStep = llvm::dyn_cast<llvm::SCEVConstant>(StepS);
   llvm::Value *StartV = Expander.expandCodeFor(U.Rec->getStart(), Ty, At);
   llvm::Value *BoundV = Expander.expandCodeFor(U.Bound, Ty, At);
-  llvm::IRBuilder<> B(At);
   const llvm::CmpInst::Predicate Pred = U.Cmp->getPredicate();
   const bool Signed = llvm::ICmpInst::isSigned(Pred);
-  llvm::Value *Uniform;
-  if (!Wide) {
+  if (!U.Vector && !U.Strided) {
+    const llvm::SCEV *End =
+        U.Rec->evaluateAtIteration(SE.getTruncateOrZeroExtend(Btc, Ty), SE);
     llvm::Value *EndV = Expander.expandCodeFor(End, Ty, At);
     // No wrap from the first to the last value, in the comparison's
     // signedness: then the comparison is monotone over the iterations.
@@ -341,58 +357,125 @@ bool version(llvm::Loop &L, const UniformBranch &U, llvm::ScalarEvolution &SE,
                                   : B.CreateICmp(Pred, BoundV, X);
       return U.Assumed ? C : B.CreateNot(C);
     };
-    Uniform = B.CreateAnd(
-        Ordered, B.CreateAnd(Condition(StartV), Condition(EndV)), "uniform");
-  } else {
-    // The lanes' values lie in [Lo + LaneMin, Hi + LaneMax], Lo and Hi the
-    // smallest and largest value of the wave's Rec, computed in 64 bits
-    // (Start + BTC * Step), where nothing wraps, and required to fit the
-    // compared width: then neither Rec nor a lane wrapped in it. The
-    // comparison with one bound holds (or fails) on an interval of values:
-    // at both ends, it does on every lane of every wave.
-    llvm::Type *Wide = B.getInt64Ty();
-    auto Extend = [&](llvm::Value *V) {
-      return Signed ? B.CreateSExt(V, Wide) : B.CreateZExt(V, Wide);
-    };
-    llvm::Value *Step =
-        ConstStep ? static_cast<llvm::Value *>(
-                        B.getInt64(ConstStep->getAPInt().getSExtValue()))
-                  : B.CreateZExt(Expander.expandCodeFor(StepS, Ty, At), Wide);
-    llvm::Value *First = Extend(StartV);
-    llvm::Value *Trips =
-        Expander.expandCodeFor(SE.getTruncateOrZeroExtend(Btc, Wide), Wide, At);
-    llvm::Value *Last = B.CreateAdd(First, B.CreateMul(Trips, Step));
-    llvm::Value *Lo =
-        B.CreateAdd(U.Increasing ? First : Last, B.getInt64(U.LaneMin));
-    llvm::Value *Hi =
-        B.CreateAdd(U.Increasing ? Last : First, B.getInt64(U.LaneMax));
-    const llvm::APInt TyMin = Signed ? llvm::APInt::getSignedMinValue(Width)
-                                     : llvm::APInt::getMinValue(Width);
-    const llvm::APInt TyMax = Signed ? llvm::APInt::getSignedMaxValue(Width)
-                                     : llvm::APInt::getMaxValue(Width);
-    llvm::Value *Fits = B.CreateAnd(
-        B.CreateICmpSGE(Lo, B.getInt64(Signed ? TyMin.getSExtValue()
-                                              : int64_t(TyMin.getZExtValue()))),
-        B.CreateICmpSLE(Hi,
-                        B.getInt64(Signed ? TyMax.getSExtValue()
-                                          : int64_t(TyMax.getZExtValue()))));
-    const llvm::CmpInst::Predicate SignedPred =
-        llvm::ICmpInst::getSignedPredicate(Pred);
-    llvm::Value *Bound64 = Extend(BoundV);
-    auto Condition = [&](llvm::Value *X) {
-      llvm::Value *C = U.RecIsLHS ? B.CreateICmp(SignedPred, X, Bound64)
-                                  : B.CreateICmp(SignedPred, Bound64, X);
-      return U.Assumed ? C : B.CreateNot(C);
-    };
-    // At most 2^32 - 1 trips, steps below 2^16 (or, known at run time, at
-    // most 2^31): Last did not wrap.
-    Fits = B.CreateAnd(Fits, B.CreateICmpULE(Trips, B.getInt64(UINT32_MAX)));
-    if (!ConstStep)
-      Fits = B.CreateAnd(Fits,
-                         B.CreateICmpULE(Step, B.getInt64(uint64_t(1) << 31)));
-    Uniform =
-        B.CreateAnd(Fits, B.CreateAnd(Condition(Lo), Condition(Hi)), "uniform");
+    return B.CreateAnd(Ordered,
+                       B.CreateAnd(Condition(StartV), Condition(EndV)));
   }
+  // The lanes' values lie in [Lo + LaneMin, Hi + LaneMax], Lo and Hi the
+  // smallest and largest value of the wave's Rec, computed in 64 bits
+  // (Start + BTC * Step), where nothing wraps, and required to fit the
+  // compared width: then neither Rec nor a lane wrapped in it. The
+  // comparison with one bound holds (or fails) on an interval of values:
+  // at both ends, it does on every lane of every wave.
+  llvm::Type *Wide = B.getInt64Ty();
+  auto Extend = [&](llvm::Value *V) {
+    return Signed ? B.CreateSExt(V, Wide) : B.CreateZExt(V, Wide);
+  };
+  llvm::Value *Step =
+      ConstStep ? static_cast<llvm::Value *>(
+                      B.getInt64(ConstStep->getAPInt().getSExtValue()))
+                : B.CreateZExt(Expander.expandCodeFor(StepS, Ty, At), Wide);
+  llvm::Value *First = Extend(StartV);
+  llvm::Value *Trips =
+      Expander.expandCodeFor(SE.getTruncateOrZeroExtend(Btc, Wide), Wide, At);
+  llvm::Value *Last = B.CreateAdd(First, B.CreateMul(Trips, Step));
+  llvm::Value *Lo =
+      B.CreateAdd(U.Increasing ? First : Last, B.getInt64(U.LaneMin));
+  llvm::Value *Hi =
+      B.CreateAdd(U.Increasing ? Last : First, B.getInt64(U.LaneMax));
+  const llvm::APInt TyMin = Signed ? llvm::APInt::getSignedMinValue(Width)
+                                   : llvm::APInt::getMinValue(Width);
+  const llvm::APInt TyMax = Signed ? llvm::APInt::getSignedMaxValue(Width)
+                                   : llvm::APInt::getMaxValue(Width);
+  llvm::Value *Fits = B.CreateAnd(
+      B.CreateICmpSGE(Lo, B.getInt64(Signed ? TyMin.getSExtValue()
+                                            : int64_t(TyMin.getZExtValue()))),
+      B.CreateICmpSLE(Hi, B.getInt64(Signed ? TyMax.getSExtValue()
+                                            : int64_t(TyMax.getZExtValue()))));
+  const llvm::CmpInst::Predicate SignedPred =
+      llvm::ICmpInst::getSignedPredicate(Pred);
+  llvm::Value *Bound64 = Extend(BoundV);
+  auto Condition = [&](llvm::Value *X) {
+    llvm::Value *C = U.RecIsLHS ? B.CreateICmp(SignedPred, X, Bound64)
+                                : B.CreateICmp(SignedPred, Bound64, X);
+    return U.Assumed ? C : B.CreateNot(C);
+  };
+  // At most 2^32 - 1 trips, steps below 2^16 (or, known at run time, at
+  // most 2^31): Last did not wrap.
+  Fits = B.CreateAnd(Fits, B.CreateICmpULE(Trips, B.getInt64(UINT32_MAX)));
+  if (!ConstStep)
+    Fits =
+        B.CreateAnd(Fits, B.CreateICmpULE(Step, B.getInt64(uint64_t(1) << 31)));
+  return B.CreateAnd(Fits, B.CreateAnd(Condition(Lo), Condition(Hi)));
+}
+
+/// In the copy of L (VMap), U's comparison goes the assumed way on every
+/// iteration and lane.
+void fold(const llvm::Loop &L, const UniformBranch &U,
+          llvm::ValueToValueMapTy &VMap) {
+  if (U.Vector) {
+    // With unsigned lanes, no lane's value wrapped: the copy's checks that
+    // lane 0's index plus the lanes did not wrap (a vector access rather
+    // than a gather) fold too.
+    auto *S = llvm::dyn_cast_or_null<llvm::Instruction>(U.Lane0);
+    if (S && L.contains(S) &&
+        !llvm::ICmpInst::isSigned(U.Cmp->getPredicate())) {
+      auto *SCopy = llvm::cast<llvm::Instruction>(VMap[S]);
+      // After the phis, where S is one of them.
+      llvm::IRBuilder<> AfterS(llvm::isa<llvm::PHINode>(SCopy)
+                                   ? &*SCopy->getParent()->getFirstInsertionPt()
+                                   : SCopy->getNextNode());
+      const unsigned Bits = SCopy->getType()->getIntegerBitWidth();
+      AfterS.CreateAssumption(AfterS.CreateICmpULE(
+          SCopy,
+          AfterS.getInt(llvm::APInt::getMaxValue(Bits) - uint64_t(U.LaneMax))));
+    }
+  }
+  if (U.Vector || U.Strided) {
+    // Every use of the comparison (the lanes' masks; the branches of every
+    // access of a wave that share one wrap check).
+    auto *Copy = llvm::cast<llvm::Instruction>(VMap[U.Cmp]);
+    Copy->replaceAllUsesWith(
+        llvm::ConstantInt::getBool(Copy->getType(), U.Assumed));
+    Copy->eraseFromParent();
+  } else {
+    llvm::cast<llvm::BranchInst>(VMap[U.Branch])
+        ->setCondition(
+            llvm::ConstantInt::getBool(U.Cmp->getContext(), U.Assumed));
+  }
+}
+
+/// Versions L on the conditions Us, all of them in one check before the
+/// loop and one copy (a loop with several wrap checks, one per
+/// consecutive access: the tiled matrix product's tile copies); returns
+/// whether it did. Conditions that cannot be checked are left to the copy.
+bool version(llvm::Loop &L, llvm::ArrayRef<UniformBranch> Us,
+             llvm::ScalarEvolution &SE, llvm::LoopInfo &LI,
+             llvm::DominatorTree &DT) {
+  llvm::BasicBlock *Exit = L.getExitBlock();
+  llvm::BasicBlock *Exiting = L.getExitingBlock();
+  llvm::BasicBlock *CheckBB = L.getLoopPreheader();
+  if (!Exit || !Exiting || !CheckBB)
+    return false;
+  const llvm::SCEV *Btc = SE.getBackedgeTakenCount(&L);
+  if (llvm::isa<llvm::SCEVCouldNotCompute>(Btc))
+    return false;
+  llvm::Instruction *At = CheckBB->getTerminator();
+  llvm::SCEVExpander Expander(SE, CheckBB->getDataLayout(), "uniform");
+  llvm::SmallVector<const UniformBranch *, 4> Checked;
+  for (const UniformBranch &U : Us)
+    if (checkable(U, Btc, SE, Expander, At))
+      Checked.push_back(&U);
+  if (Checked.empty())
+    return false;
+
+  // Everything is known to be possible: change the IR from here on.
+  llvm::IRBuilder<> B(At);
+  llvm::Value *Uniform = nullptr;
+  for (const UniformBranch *U : Checked) {
+    llvm::Value *Holds = emitCheck(*U, Btc, SE, Expander, B);
+    Uniform = Uniform ? B.CreateAnd(Uniform, Holds) : Holds;
+  }
+  Uniform->setName("uniform");
 
   llvm::BasicBlock *Preheader = llvm::SplitBlock(
       CheckBB, At, &DT, &LI, nullptr, CheckBB->getName() + ".general");
@@ -414,37 +497,10 @@ bool version(llvm::Loop &L, const UniformBranch &U, llvm::ScalarEvolution &SE,
                                      : In,
                     FastExiting);
   }
-  // In the copy the branch always goes one way (every lane alike);
+  // In the copy each branch always goes one way (every lane alike);
   // SimplifyCFG and InstCombine fold it (the masks it made).
-  if (U.Vector) {
-    // With unsigned lanes, no lane's value wrapped: the copy's checks that
-    // lane 0's index plus the lanes did not wrap (a vector access rather
-    // than a gather) fold too.
-    auto *S = llvm::dyn_cast_or_null<llvm::Instruction>(U.Lane0);
-    if (S && L.contains(S) &&
-        !llvm::ICmpInst::isSigned(U.Cmp->getPredicate())) {
-      auto *SCopy = llvm::cast<llvm::Instruction>(VMap[S]);
-      // After the phis, where S is one of them.
-      llvm::IRBuilder<> AfterS(llvm::isa<llvm::PHINode>(SCopy)
-                                   ? &*SCopy->getParent()->getFirstInsertionPt()
-                                   : SCopy->getNextNode());
-      const unsigned Bits = SCopy->getType()->getIntegerBitWidth();
-      AfterS.CreateAssumption(AfterS.CreateICmpULE(
-          SCopy,
-          AfterS.getInt(llvm::APInt::getMaxValue(Bits) - uint64_t(U.LaneMax))));
-    }
-  }
-  if (Wide) {
-    // Every use of the comparison (the lanes' masks; the branches of every
-    // access of a wave that share one wrap check).
-    auto *Copy = llvm::cast<llvm::Instruction>(VMap[U.Cmp]);
-    Copy->replaceAllUsesWith(
-        llvm::ConstantInt::getBool(Copy->getType(), U.Assumed));
-    Copy->eraseFromParent();
-  } else {
-    llvm::cast<llvm::BranchInst>(VMap[U.Branch])
-        ->setCondition(B.getInt1(U.Assumed));
-  }
+  for (const UniformBranch *U : Checked)
+    fold(L, *U, VMap);
   // The general copy runs for the edge groups only: scalar code there
   // saves the finalizer a masked vector loop.
   llvm::addStringMetadataToLoop(&L, "llvm.loop.vectorize.enable", 0);
@@ -477,19 +533,26 @@ UniformConditionsPass::run(llvm::Function &F,
     std::optional<UniformBranch> U = findBranch(*L, SE, /*Strided=*/false);
     if (!U)
       U = findVectorCondition(*L, SE, Values);
-    // Last: where a bounds check was versioned, its copy's assumption
-    // already folds the wrap checks.
-    if (!U)
-      U = findBranch(*L, SE, /*Strided=*/true);
-    // A wrap check whose step is known only at run time comes last: the
-    // bounds check of an outer loop (below) saves more.
-    std::optional<UniformBranch> RunTimeStep;
-    if (U && U->Strided &&
-        !llvm::isa<llvm::SCEVConstant>(U->Rec->getStepRecurrence(SE)))
-      std::swap(U, RunTimeStep);
+    // The wrap checks, one per consecutive access: all of them go into one
+    // version, with the bounds check if there is one. (That check's
+    // assumption folds the wrap checks of accesses at the lanes' ids; not
+    // those of others, the tiled matrix product's rows of A and B.)
+    llvm::SmallVector<UniformBranch, 4> WrapChecks =
+        findBranches(*L, SE, /*Strided=*/true);
     if (U) {
-      Changed |= version(*L, *U, SE, LI, DT);
+      WrapChecks.insert(WrapChecks.begin(), *U);
+      Changed |= version(*L, WrapChecks, SE, LI, DT);
       Values.reset(); // Erases the scalars the check did not use.
+      continue;
+    }
+    // Wrap checks whose steps are all known only at run time come last:
+    // the bounds check of an outer loop (below) saves more.
+    const bool RunTimeSteps =
+        llvm::none_of(WrapChecks, [&](const UniformBranch &W) {
+          return llvm::isa<llvm::SCEVConstant>(W.Rec->getStepRecurrence(SE));
+        });
+    if (!WrapChecks.empty() && !RunTimeSteps) {
+      Changed |= version(*L, WrapChecks, SE, LI, DT);
       continue;
     }
     Values.reset();
@@ -509,8 +572,8 @@ UniformConditionsPass::run(llvm::Function &F,
       Changed |= OuterVersioned;
       Values.reset();
     }
-    if (RunTimeStep && !OuterVersioned)
-      Changed |= version(*L, *RunTimeStep, SE, LI, DT);
+    if (!WrapChecks.empty() && !OuterVersioned)
+      Changed |= version(*L, WrapChecks, SE, LI, DT);
   }
   return Changed ? llvm::PreservedAnalyses::none()
                  : llvm::PreservedAnalyses::all();

@@ -19,10 +19,12 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
+#include <sstream>
 #include <sys/mman.h>
 #include <tuple>
 #include <unistd.h>
@@ -580,6 +582,103 @@ TEST(VectorizeTest, LoopsSteppingByARunTimePitchRunWithoutWrapChecks) {
         for (uint32_t R = 0; R < Rows; ++R)
           Want += Table.at(R * Pitch + X + K);
         ASSERT_EQ(Out[X], Want) << "x " << X << ", k " << K;
+      }
+    }
+}
+
+// Two consecutive loads in one loop, each stepping by the run-time pitch
+// from its own offset (the tiled matrix product's rows of A and B): the
+// wave loop's copy has neither load's wrap check where a check before the
+// loop shows no iteration of either wraps (finalizer/UniformConditions.h:
+// every wrap check of a loop in one version). Rows where either index
+// wraps take the checked loop, and gather there.
+const char *TwoPitchedColumns = R"(
+module &m:1:0:$full:$large:$default;
+kernel &columns(kernarg_u64 %in, kernarg_u64 %out, kernarg_u32 %pitch,
+                kernarg_u32 %rows, kernarg_u32 %k, kernarg_u32 %j)
+{
+	workitemabsid_u32	$s0, 0;
+	ld_kernarg_align(4)_width(all)_u32	$s1, [%pitch];
+	ld_kernarg_align(4)_width(all)_u32	$s2, [%rows];
+	ld_kernarg_align(4)_width(all)_u32	$s3, [%k];
+	ld_kernarg_align(4)_width(all)_u32	$s9, [%j];
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%in];
+	add_u32	$s4, $s0, $s3;			// x + k
+	add_u32	$s10, $s0, $s9;			// x + j
+	mov_b32	$s5, 0;				// sum
+	mov_b32	$s6, 0;				// r
+@loop:
+	mad_u32	$s7, $s6, $s1, $s4;		// r * pitch + x + k
+	cvt_u64_u32	$d0, $s7;
+	shl_u64	$d0, $d0, 2;
+	add_u64	$d0, $d1, $d0;
+	ld_global_u32	$s8, [$d0];
+	add_u32	$s5, $s5, $s8;
+	mad_u32	$s7, $s6, $s1, $s10;		// r * pitch + x + j
+	cvt_u64_u32	$d0, $s7;
+	shl_u64	$d0, $d0, 2;
+	add_u64	$d0, $d1, $d0;
+	ld_global_u32	$s8, [$d0];
+	mul_u32	$s8, $s8, 3;
+	add_u32	$s5, $s5, $s8;
+	add_u32	$s6, $s6, 1;
+	cmp_lt_b1_u32	$c0, $s6, $s2;
+	cbr_b1	$c0, @loop;
+	cvt_u64_u32	$d2, $s0;
+	shl_u64	$d2, $d2, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d3, [%out];
+	add_u64	$d3, $d3, $d2;
+	st_global_u32	$s5, [$d3];
+	ret;
+};
+)";
+
+TEST(VectorizeTest, LoopsWithTwoPitchedAccessesRunWithoutEitherWrapCheck) {
+  if (!runsOnGpu()) {
+    const std::string Ir =
+        optimizedIr(TwoPitchedColumns, openhsa::finalizer::hostVectorWidth());
+    EXPECT_NE(Ir.find(".uniform"), std::string::npos)
+        << "the loop was not versioned on its wrap checks";
+    // Gathers in the checked loops only, none in a copy: from a copy's
+    // label to the next named one (the copy's own blocks are numbered).
+    // With the copy versioned on one check, the other access's gather
+    // stayed in it.
+    std::istringstream Lines(Ir);
+    bool InCopy = false;
+    for (std::string Line; std::getline(Lines, Line);) {
+      const bool Label = !Line.empty() && Line[0] != ' ' &&
+                         Line.find(':') != std::string::npos &&
+                         Line.find(':') < Line.find(' ');
+      if (Label && !std::isdigit(static_cast<unsigned char>(Line[0])))
+        InCopy = Line.substr(0, Line.find(':')).ends_with(".uniform");
+      EXPECT_FALSE(InCopy && Line.find("gather") != std::string::npos)
+          << "a wrap check is left in a versioned loop: " << Line;
+    }
+  }
+  auto Ps = bothWays(TwoPitchedColumns, "&columns");
+  ASSERT_EQ(Ps.size(), 2u);
+  WrappingTable Table;
+  ASSERT_TRUE(Table.ready());
+  constexpr uint32_t N = 200, Rows = 4, Pitch = 64; // Rows of groups of 64.
+  // The first access's indices wrap, the second's, neither's.
+  for (auto [BeforeK, BeforeJ] :
+       {std::pair{100u, 0u}, std::pair{0u, 100u}, std::pair{0u, 0u}})
+    for (const auto &P : Ps) {
+      const uint32_t K = uint32_t(0) - BeforeK, J = uint32_t(0) - BeforeJ + 7;
+      std::vector<uint32_t> Out(N, 0);
+      struct {
+        uint32_t *In, *Out;
+        uint32_t Pitch, Rows, K, J;
+      } Args{Table.in(), Out.data(), Pitch, Rows, K, J};
+      Grid G;
+      G.Size[0] = N;
+      G.WorkGroup[0] = 64;
+      runKernel(P, "&columns", G, &Args);
+      for (uint32_t X = 0; X < N; ++X) {
+        uint32_t Want = 0;
+        for (uint32_t R = 0; R < Rows; ++R)
+          Want += Table.at(R * Pitch + X + K) + 3 * Table.at(R * Pitch + X + J);
+        ASSERT_EQ(Out[X], Want) << "x " << X << ", k " << K << ", j " << J;
       }
     }
 }
