@@ -763,6 +763,12 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
   // A shape the kernel's control directives fix is a constant
   // (FixedGroupShape.h).
   const FixedGroupShape Shape = fixedGroupShape(K.Symbol);
+  // A group or grid X size fixed at other than whole waves: every dispatch
+  // would need the partial waves' code that the runtime finalizes later
+  // (the packet processor runs whole-wave code only where both are whole).
+  if (W > 1 && ((Shape.Size[0] && Shape.Size[0] % W) ||
+                (Shape.Grid[0] && Shape.Grid[0] % W)))
+    DeferPartialWaves = false;
   // The vectorized body's copies for each region (barrier kernels).
   llvm::SmallVector<llvm::Function *, 16> RegionBodies;
   llvm::Value *Current[3];

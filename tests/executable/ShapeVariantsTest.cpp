@@ -472,6 +472,21 @@ TEST_F(ShapeVariants, PartialWavesFinalizeTheirCodeAtTheirFirstDispatch) {
   EXPECT_EQ(twiceOver(Twice, Data, Want, 1024, 64), "");
 }
 
+// A kernel whose control directives fix its groups at 24 work-items along
+// X (not whole waves) gets its partial waves' code with the program: every
+// dispatch would need it, and the first one would finalize it again.
+TEST_F(ShapeVariants, GroupsFixedAtPartialWavesFinalizeNothingLater) {
+  std::string Kernel = TwiceKernel;
+  Kernel.insert(Kernel.find("\tworkitemabsid"),
+                "\trequiredworkgroupsize 24, 1, 1;\n");
+  hsa_executable_symbol_t Twice = loadCodeObject(
+      finalizeText("module &waves:1:0:$full:$large:$default;\n" + Kernel),
+      "&twice");
+  std::vector<uint32_t> Data = iota(1040), Want = Data;
+  EXPECT_EQ(twiceOver(Twice, Data, Want, 1032, 24), "");
+  EXPECT_EQ(twiceOver(Twice, Data, Want, 1000, 24), "");
+}
+
 // OPENHSA_DEFER_PARTIAL_WAVES=0: the program's code has partial waves.
 TEST_F(ShapeVariants, WithoutDeferralPartialWavesFinalizeNothing) {
   ScopedEnv NoDeferral("OPENHSA_DEFER_PARTIAL_WAVES", "0");
