@@ -179,6 +179,35 @@ void sgemmTiled(const float *A, const float *B, float *C, uint32_t N) {
       });
 }
 
+void sgemmTiledThroughMemory(const float *A, const float *B, float *C,
+                             uint32_t N) {
+  const uint32_t Tiles = N / L;
+  tbb::parallel_for(
+      tbb::blocked_range<uint32_t>(0, Tiles * Tiles, 1),
+      [=](const tbb::blocked_range<uint32_t> &R) {
+        for (uint32_t T = R.begin(); T < R.end(); ++T) {
+          const uint32_t Row0 = T / Tiles * L, Col0 = T % Tiles * L;
+          vf Acc[L] = {}; // Row r of the tile: lanes are its 16 columns.
+          for (uint32_t K0 = 0; K0 < N; K0 += L) {
+            // What the work-group's group memory holds for this k-step.
+            alignas(64) float As[L * L], Bs[L * L];
+            for (uint32_t Y = 0; Y < L; ++Y) {
+              store(As + Y * L, load<vf>(A + size_t(Row0 + Y) * N + K0));
+              store(Bs + Y * L, load<vf>(B + size_t(K0 + Y) * N + Col0));
+            }
+            // The kernel's barrier: what the copy stored is read back.
+            asm volatile("" : : "r"(As), "r"(Bs) : "memory");
+            for (uint32_t Y = 0; Y < L; ++Y)
+              for (uint32_t K = 0; K < L; ++K)
+                Acc[Y] =
+                    fma(splat(As[Y * L + K]), load<vf>(Bs + K * L), Acc[Y]);
+          }
+          for (uint32_t Y = 0; Y < L; ++Y)
+            store(C + size_t(Row0 + Y) * N + Col0, Acc[Y]);
+        }
+      });
+}
+
 namespace {
 
 constexpr uint32_t GemmRows = 4, GemmVecs = 4, GemmCols = GemmVecs * L;

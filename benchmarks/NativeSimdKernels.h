@@ -33,6 +33,12 @@ void sgemmNaive(const float *A, const float *B, float *C, uint32_t N);
 /// (group memory), then per tile row an accumulator vector += As[row][k]
 /// broadcast times the Bs[k] vector for k in 0..15. Same sums, same order.
 void sgemmTiled(const float *A, const float *B, float *C, uint32_t N);
+/// sgemmTiled with the tiles' copies kept in memory, as the kernel's group
+/// memory is (a compiler barrier after each copy): the compiler may not
+/// load B's rows straight into registers. A probe of where the kernel's
+/// time goes (BM_SgemmTiledNativeThroughMemory), not a twin.
+void sgemmTiledThroughMemory(const float *A, const float *B, float *C,
+                             uint32_t N);
 /// Best known algorithm (reference): register-blocked, 4 rows x 64 columns
 /// of C in 16 registers, N a multiple of 64; same sums, same order.
 void sgemmBlocked(const float *A, const float *B, float *C, uint32_t N);

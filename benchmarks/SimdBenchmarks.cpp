@@ -373,6 +373,18 @@ struct StencilCase {
 // The same kernels with other work-group shapes (the application's
 // choice): stencil's groups as rows of 256 work-items, nbody's as 64
 // work-items (128 groups instead of 32, for 16 workers).
+// The tiled product's twin with its tile copies kept in memory
+// (NativeSimdKernels.h), as its reference.
+struct SgemmTiledThroughMemoryCase : SgemmTiledCase {
+  void reference() {
+    simd::sgemmTiledThroughMemory(A.data(), B.data(), CR.data(), GemmN);
+  }
+  void checkReference() {
+    compare("sgemm_tiled", "twin through memory against the twin", CR.data(),
+            CN.data(), CR.size(), 1e-5);
+  }
+};
+
 struct StencilRowsCase : StencilCase {
   StencilRowsCase() { Group[0] = 256, Group[1] = 1; }
 };
@@ -586,6 +598,12 @@ void BM_NbodyGroups64Hsail(benchmark::State &S) {
 }
 BENCHMARK(BM_StencilRowsHsail)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_NbodyGroups64Hsail)->Unit(benchmark::kMillisecond)->UseRealTime();
+void BM_SgemmTiledNativeThroughMemory(benchmark::State &S) {
+  referenceBench<SgemmTiledThroughMemoryCase>(S);
+}
+BENCHMARK(BM_SgemmTiledNativeThroughMemory)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 } // namespace
 
