@@ -153,7 +153,12 @@ void sgemmNaive(const float *A, const float *B, float *C, uint32_t N) {
       });
 }
 
-void sgemmTiled(const float *A, const float *B, float *C, uint32_t N) {
+namespace {
+
+/// sgemm_tiled's algorithm; ThroughMemory: with a compiler barrier after
+/// each k-step's copies, so that the compute reads them back from memory.
+template <bool ThroughMemory>
+void sgemmTiledWith(const float *A, const float *B, float *C, uint32_t N) {
   const uint32_t Tiles = N / L;
   tbb::parallel_for(
       tbb::blocked_range<uint32_t>(0, Tiles * Tiles, 1),
@@ -168,6 +173,8 @@ void sgemmTiled(const float *A, const float *B, float *C, uint32_t N) {
               store(As + Y * L, load<vf>(A + size_t(Row0 + Y) * N + K0));
               store(Bs + Y * L, load<vf>(B + size_t(K0 + Y) * N + Col0));
             }
+            if constexpr (ThroughMemory) // The kernel's barrier.
+              asm volatile("" : : "r"(As), "r"(Bs) : "memory");
             for (uint32_t Y = 0; Y < L; ++Y)
               for (uint32_t K = 0; K < L; ++K)
                 Acc[Y] =
@@ -179,33 +186,15 @@ void sgemmTiled(const float *A, const float *B, float *C, uint32_t N) {
       });
 }
 
+} // namespace
+
+void sgemmTiled(const float *A, const float *B, float *C, uint32_t N) {
+  sgemmTiledWith<false>(A, B, C, N);
+}
+
 void sgemmTiledThroughMemory(const float *A, const float *B, float *C,
                              uint32_t N) {
-  const uint32_t Tiles = N / L;
-  tbb::parallel_for(
-      tbb::blocked_range<uint32_t>(0, Tiles * Tiles, 1),
-      [=](const tbb::blocked_range<uint32_t> &R) {
-        for (uint32_t T = R.begin(); T < R.end(); ++T) {
-          const uint32_t Row0 = T / Tiles * L, Col0 = T % Tiles * L;
-          vf Acc[L] = {}; // Row r of the tile: lanes are its 16 columns.
-          for (uint32_t K0 = 0; K0 < N; K0 += L) {
-            // What the work-group's group memory holds for this k-step.
-            alignas(64) float As[L * L], Bs[L * L];
-            for (uint32_t Y = 0; Y < L; ++Y) {
-              store(As + Y * L, load<vf>(A + size_t(Row0 + Y) * N + K0));
-              store(Bs + Y * L, load<vf>(B + size_t(K0 + Y) * N + Col0));
-            }
-            // The kernel's barrier: what the copy stored is read back.
-            asm volatile("" : : "r"(As), "r"(Bs) : "memory");
-            for (uint32_t Y = 0; Y < L; ++Y)
-              for (uint32_t K = 0; K < L; ++K)
-                Acc[Y] =
-                    fma(splat(As[Y * L + K]), load<vf>(Bs + K * L), Acc[Y]);
-          }
-          for (uint32_t Y = 0; Y < L; ++Y)
-            store(C + size_t(Row0 + Y) * N + Col0, Acc[Y]);
-        }
-      });
+  sgemmTiledWith<true>(A, B, C, N);
 }
 
 namespace {
