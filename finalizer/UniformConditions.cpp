@@ -7,12 +7,14 @@
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/Analysis/VectorUtils.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/Local.h"
 #include "llvm/Transforms/Utils/LoopSimplify.h"
 #include "llvm/Transforms/Utils/LoopUtils.h"
 #include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
@@ -444,6 +446,86 @@ void fold(const llvm::Loop &L, const UniformBranch &U,
   }
 }
 
+/// Copies L (with Suffix on its blocks' names) behind a branch on
+/// Condition at the end of L's preheader: the copy runs where it holds,
+/// L where not; both leave to L's exit, whose phis take the copy's values.
+/// VMap maps L's values to the copy's. L needs a preheader, one exiting
+/// block and one exit (LCSSA).
+void copyBehind(llvm::Loop &L, llvm::Value *Condition, llvm::StringRef Suffix,
+                llvm::ValueToValueMapTy &VMap, llvm::LoopInfo &LI,
+                llvm::DominatorTree &DT) {
+  llvm::BasicBlock *Exit = L.getExitBlock();
+  llvm::BasicBlock *Exiting = L.getExitingBlock();
+  llvm::BasicBlock *CheckBB = L.getLoopPreheader();
+  llvm::BasicBlock *Preheader =
+      llvm::SplitBlock(CheckBB, CheckBB->getTerminator(), &DT, &LI, nullptr,
+                       CheckBB->getName() + ".general");
+  llvm::SmallVector<llvm::BasicBlock *, 8> Blocks;
+  llvm::Loop *Copy = llvm::cloneLoopWithPreheader(Preheader, CheckBB, &L, VMap,
+                                                  Suffix, &LI, &DT, Blocks);
+  llvm::remapInstructionsInBlocks(Blocks, VMap);
+  llvm::Instruction *OldTerm = CheckBB->getTerminator();
+  llvm::BranchInst::Create(Copy->getLoopPreheader(), Preheader, Condition,
+                           OldTerm);
+  OldTerm->eraseFromParent();
+  DT.changeImmediateDominator(Exit, CheckBB);
+  auto *CopyExiting = llvm::cast<llvm::BasicBlock>(VMap[Exiting]);
+  for (llvm::PHINode &Phi : Exit->phis()) {
+    llvm::Value *In = Phi.getIncomingValueForBlock(Exiting);
+    auto It = VMap.find(In);
+    Phi.addIncoming(It != VMap.end() ? static_cast<llvm::Value *>(It->second)
+                                     : In,
+                    CopyExiting);
+  }
+}
+
+/// A conditional branch of L, not its exit test, on a value that does not
+/// change in L (a barrier region's loop over waves tests whether the
+/// k-loop goes on, in every wave: the tiled matrix product's copy of the
+/// next tiles or its store of C): null if none.
+llvm::BranchInst *findInvariantBranch(llvm::Loop &L) {
+  for (llvm::BasicBlock *BB : L.blocks()) {
+    auto *Br = llvm::dyn_cast<llvm::BranchInst>(BB->getTerminator());
+    if (!Br || !Br->isConditional() || L.isLoopExiting(BB) ||
+        Br->getSuccessor(0) == Br->getSuccessor(1))
+      continue;
+    llvm::Value *C = Br->getCondition();
+    if (!llvm::isa<llvm::Constant>(C) && L.isLoopInvariant(C))
+      return Br;
+  }
+  return nullptr;
+}
+
+/// Unswitches L on Br: a copy of L, with Br's condition true, runs where it
+/// holds, and L, with it false, where not. Returns the copy, or null where
+/// L is not in the form for it. (LLVM's own unswitching leaves loops of
+/// more than about 50 instructions; this one, of those UniformConditions
+/// takes, keeps the register pressure of both paths out of each copy: the
+/// tiled matrix product's tile copies then kept their group base in a
+/// register instead of loading it from the dispatch context per wave.)
+llvm::Loop *unswitch(llvm::Loop &L, llvm::BranchInst *Br, llvm::LoopInfo &LI,
+                     llvm::DominatorTree &DT) {
+  llvm::BasicBlock *Pre = L.getLoopPreheader();
+  if (!L.getExitBlock() || !L.getExitingBlock() || !Pre)
+    return nullptr;
+  llvm::Value *C = Br->getCondition();
+  if (auto *I = llvm::dyn_cast<llvm::Instruction>(C);
+      I && !DT.dominates(I, Pre->getTerminator()))
+    return nullptr;
+  // The preheader branches on C where the loop might not have (an
+  // iteration that does not reach Br, or none): never on poison.
+  if (!llvm::isGuaranteedNotToBeUndefOrPoison(C))
+    C = new llvm::FreezeInst(C, C->getName() + ".fr",
+                             Pre->getTerminator()->getIterator());
+  llvm::ValueToValueMapTy VMap;
+  copyBehind(L, C, ".holds", VMap, LI, DT);
+  llvm::LLVMContext &Ctx = Br->getContext();
+  llvm::cast<llvm::BranchInst>(VMap[Br])->setCondition(
+      llvm::ConstantInt::getTrue(Ctx));
+  Br->setCondition(llvm::ConstantInt::getFalse(Ctx));
+  return LI.getLoopFor(llvm::cast<llvm::BasicBlock>(VMap[L.getHeader()]));
+}
+
 /// Versions L on the conditions Us, all of them in one check before the
 /// loop and one copy (a loop with several wrap checks, one per
 /// consecutive access: the tiled matrix product's tile copies); returns
@@ -477,26 +559,8 @@ bool version(llvm::Loop &L, llvm::ArrayRef<UniformBranch> Us,
   }
   Uniform->setName("uniform");
 
-  llvm::BasicBlock *Preheader = llvm::SplitBlock(
-      CheckBB, At, &DT, &LI, nullptr, CheckBB->getName() + ".general");
   llvm::ValueToValueMapTy VMap;
-  llvm::SmallVector<llvm::BasicBlock *, 8> Blocks;
-  llvm::Loop *Fast = llvm::cloneLoopWithPreheader(Preheader, CheckBB, &L, VMap,
-                                                  ".uniform", &LI, &DT, Blocks);
-  llvm::remapInstructionsInBlocks(Blocks, VMap);
-  llvm::Instruction *OldTerm = CheckBB->getTerminator();
-  llvm::BranchInst::Create(Fast->getLoopPreheader(), Preheader, Uniform,
-                           OldTerm);
-  OldTerm->eraseFromParent();
-  DT.changeImmediateDominator(Exit, CheckBB);
-  auto *FastExiting = llvm::cast<llvm::BasicBlock>(VMap[Exiting]);
-  for (llvm::PHINode &Phi : Exit->phis()) {
-    llvm::Value *In = Phi.getIncomingValueForBlock(Exiting);
-    auto It = VMap.find(In);
-    Phi.addIncoming(It != VMap.end() ? static_cast<llvm::Value *>(It->second)
-                                     : In,
-                    FastExiting);
-  }
+  copyBehind(L, Uniform, ".uniform", VMap, LI, DT);
   // In the copy each branch always goes one way (every lane alike);
   // SimplifyCFG and InstCombine fold it (the masks it made).
   for (const UniformBranch *U : Checked)
@@ -518,11 +582,37 @@ UniformConditionsPass::run(llvm::Function &F,
   auto &SE = FAM.getResult<llvm::ScalarEvolutionAnalysis>(F);
   auto &AC = FAM.getResult<llvm::AssumptionAnalysis>(F);
 
-  llvm::SmallVector<llvm::Loop *, 8> Innermost;
-  for (llvm::Loop *L : LI.getLoopsInPreorder())
-    if (L->isInnermost() && instructionCount(*L) <= MaxLoopInstructions)
-      Innermost.push_back(L);
+  auto innermostLoops = [&] {
+    llvm::SmallVector<llvm::Loop *, 8> Found;
+    for (llvm::Loop *L : LI.getLoopsInPreorder())
+      if (L->isInnermost() && instructionCount(*L) <= MaxLoopInstructions)
+        Found.push_back(L);
+    return Found;
+  };
   bool Changed = false;
+  // First each loop's branch that goes the same way on every iteration,
+  // if any: the copies' folded branches and the dead paths go, and the
+  // loops are found again, for what follows.
+  bool Unswitched = false;
+  for (llvm::Loop *L : innermostLoops()) {
+    llvm::BranchInst *Br = findInvariantBranch(*L);
+    if (!Br)
+      continue;
+    Changed |= llvm::simplifyLoop(L, &DT, &LI, &SE, &AC, nullptr, false);
+    Changed |= llvm::formLCSSA(*L, DT, &LI, &SE);
+    if (unswitch(*L, Br, LI, DT))
+      Unswitched = Changed = true;
+  }
+  if (Unswitched) {
+    for (llvm::BasicBlock &BB : F)
+      llvm::ConstantFoldTerminator(&BB, /*DeleteDeadConditions=*/true);
+    llvm::removeUnreachableBlocks(F);
+    DT.recalculate(F);
+    LI.releaseMemory();
+    LI.analyze(DT);
+    SE.forgetAllLoops();
+  }
+  llvm::SmallVector<llvm::Loop *, 8> Innermost = innermostLoops();
   llvm::SmallPtrSet<llvm::Loop *, 8> Outers;
   for (llvm::Loop *L : Innermost) {
     // Dedicated exits and LCSSA: every value leaving the loop goes through
