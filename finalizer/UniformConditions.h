@@ -34,7 +34,17 @@
 // last value with that step (at most 2^31, checked too), and the copy's
 // loop over k lost its check and the branch around the gather (12
 // instructions an iteration -> 8; no change measurable on the GPU
-// machine's Xeon, where that loop waits on its loads).
+// machine's Xeon, where that loop waits on its loads). All of a loop's wrap
+// checks (one per consecutive access), with its bounds check if any, go
+// into one check and one copy.
+//
+// Before all that, a loop's branch on a value the loop does not change is
+// unswitched where LLVM's own unswitching left the loop for its size: a
+// barrier region's loop over waves tests in every wave whether the
+// kernel's loop goes on (the tiled matrix product: copy the next tiles, or
+// store C), and with both paths live in one loop the copy reloaded its
+// group base from the dispatch context for every wave. Once per loop; the
+// copies then get the checks above.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OPENHSA_FINALIZER_UNIFORMCONDITIONS_H
