@@ -572,47 +572,56 @@ bool version(llvm::Loop &L, llvm::ArrayRef<UniformBranch> Us,
   return true;
 }
 
-} // namespace
+/// Loops of at most MaxLoopInstructions without loops inside.
+llvm::SmallVector<llvm::Loop *, 8> innermostLoops(llvm::LoopInfo &LI) {
+  llvm::SmallVector<llvm::Loop *, 8> Found;
+  for (llvm::Loop *L : LI.getLoopsInPreorder())
+    if (L->isInnermost() && instructionCount(*L) <= MaxLoopInstructions)
+      Found.push_back(L);
+  return Found;
+}
 
-llvm::PreservedAnalyses
-UniformConditionsPass::run(llvm::Function &F,
-                           llvm::FunctionAnalysisManager &FAM) {
+/// Unswitches each such loop's branch that goes the same way on every
+/// iteration, if any; then the copies' folded branches and the dead paths
+/// go. Returns whether F changed: its analyses are stale then.
+bool unswitchInvariantBranches(llvm::Function &F,
+                               llvm::FunctionAnalysisManager &FAM) {
   auto &LI = FAM.getResult<llvm::LoopAnalysis>(F);
   auto &DT = FAM.getResult<llvm::DominatorTreeAnalysis>(F);
   auto &SE = FAM.getResult<llvm::ScalarEvolutionAnalysis>(F);
   auto &AC = FAM.getResult<llvm::AssumptionAnalysis>(F);
-
-  auto innermostLoops = [&] {
-    llvm::SmallVector<llvm::Loop *, 8> Found;
-    for (llvm::Loop *L : LI.getLoopsInPreorder())
-      if (L->isInnermost() && instructionCount(*L) <= MaxLoopInstructions)
-        Found.push_back(L);
-    return Found;
-  };
-  bool Changed = false;
-  // First each loop's branch that goes the same way on every iteration,
-  // if any: the copies' folded branches and the dead paths go, and the
-  // loops are found again, for what follows.
-  bool Unswitched = false;
-  for (llvm::Loop *L : innermostLoops()) {
+  bool Changed = false, Unswitched = false;
+  for (llvm::Loop *L : innermostLoops(LI)) {
     llvm::BranchInst *Br = findInvariantBranch(*L);
     if (!Br)
       continue;
     Changed |= llvm::simplifyLoop(L, &DT, &LI, &SE, &AC, nullptr, false);
     Changed |= llvm::formLCSSA(*L, DT, &LI, &SE);
-    if (unswitch(*L, Br, LI, DT))
-      Unswitched = Changed = true;
+    Unswitched |= unswitch(*L, Br, LI, DT) != nullptr;
   }
   if (Unswitched) {
     for (llvm::BasicBlock &BB : F)
       llvm::ConstantFoldTerminator(&BB, /*DeleteDeadConditions=*/true);
     llvm::removeUnreachableBlocks(F);
-    DT.recalculate(F);
-    LI.releaseMemory();
-    LI.analyze(DT);
-    SE.forgetAllLoops();
   }
-  llvm::SmallVector<llvm::Loop *, 8> Innermost = innermostLoops();
+  return Changed || Unswitched;
+}
+
+} // namespace
+
+llvm::PreservedAnalyses
+UniformConditionsPass::run(llvm::Function &F,
+                           llvm::FunctionAnalysisManager &FAM) {
+  // First the invariant branches: the loops, and what the analyses know
+  // of them, are new for what follows.
+  bool Changed = unswitchInvariantBranches(F, FAM);
+  if (Changed)
+    FAM.invalidate(F, llvm::PreservedAnalyses::none());
+  auto &LI = FAM.getResult<llvm::LoopAnalysis>(F);
+  auto &DT = FAM.getResult<llvm::DominatorTreeAnalysis>(F);
+  auto &SE = FAM.getResult<llvm::ScalarEvolutionAnalysis>(F);
+  auto &AC = FAM.getResult<llvm::AssumptionAnalysis>(F);
+  llvm::SmallVector<llvm::Loop *, 8> Innermost = innermostLoops(LI);
   llvm::SmallPtrSet<llvm::Loop *, 8> Outers;
   for (llvm::Loop *L : Innermost) {
     // Dedicated exits and LCSSA: every value leaving the loop goes through
