@@ -4,6 +4,7 @@
 #include "finalizer/ForwardVectorStores.h"
 #include "finalizer/GroupBoundsChecks.h"
 #include "finalizer/IntegerAddresses.h"
+#include "finalizer/SplitWideShuffles.h"
 #include "finalizer/UniformConditions.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -282,6 +283,14 @@ llvm::Expected<std::vector<uint8_t>> compileToObject(llvm::Module &M) {
         [](llvm::FunctionPassManager &FPM, llvm::OptimizationLevel) {
           FPM.addPass(UniformConditionsPass());
           FPM.addPass(llvm::SimplifyCFGPass());
+        });
+    // Last: shuffles wider than two registers, a register at a time, which
+    // code generation combines in time linear in their lanes
+    // (finalizer/SplitWideShuffles.h).
+    PB.registerOptimizerLastEPCallback(
+        [](llvm::ModulePassManager &MPM, llvm::OptimizationLevel) {
+          MPM.addPass(
+              llvm::createModuleToFunctionPassAdaptor(SplitWideShufflesPass()));
         });
     llvm::ModulePassManager MPM =
         PB.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
