@@ -28,6 +28,23 @@ namespace {
 /// Loops larger than this are not copied: the copy costs compile time.
 constexpr unsigned MaxLoopInstructions = 400;
 
+/// The most instructions of a function's loops the pass copies (unswitched
+/// and versioned loops together). Each copy is worth it, but a kernel of
+/// many such loops would otherwise double in size, and its finalization
+/// time with it; the loops past the budget run their general form. The
+/// benchmark kernels copy at most a few hundred.
+constexpr unsigned MaxCopiedInstructions = 4000;
+
+/// What is left of a function's MaxCopiedInstructions.
+class CopyBudget {
+public:
+  bool fits(unsigned Instructions) const { return Instructions <= Left; }
+  void spend(unsigned Instructions) { Left -= Instructions; }
+
+private:
+  unsigned Left = MaxCopiedInstructions;
+};
+
 /// A branch of the loop on `icmp pred Rec, Bound` (or the operands
 /// swapped), where Rec steps by +-1 each iteration and Bound is invariant.
 struct UniformBranch {
@@ -532,7 +549,7 @@ llvm::Loop *unswitch(llvm::Loop &L, llvm::BranchInst *Br, llvm::LoopInfo &LI,
 /// whether it did. Conditions that cannot be checked are left to the copy.
 bool version(llvm::Loop &L, llvm::ArrayRef<UniformBranch> Us,
              llvm::ScalarEvolution &SE, llvm::LoopInfo &LI,
-             llvm::DominatorTree &DT) {
+             llvm::DominatorTree &DT, CopyBudget &Budget) {
   llvm::BasicBlock *Exit = L.getExitBlock();
   llvm::BasicBlock *Exiting = L.getExitingBlock();
   llvm::BasicBlock *CheckBB = L.getLoopPreheader();
@@ -547,8 +564,10 @@ bool version(llvm::Loop &L, llvm::ArrayRef<UniformBranch> Us,
   for (const UniformBranch &U : Us)
     if (checkable(U, Btc, SE, Expander, At))
       Checked.push_back(&U);
-  if (Checked.empty())
+  const unsigned Size = instructionCount(L);
+  if (Checked.empty() || !Budget.fits(Size))
     return false;
+  Budget.spend(Size);
 
   // Everything is known to be possible: change the IR from here on.
   llvm::IRBuilder<> B(At);
@@ -585,7 +604,8 @@ llvm::SmallVector<llvm::Loop *, 8> innermostLoops(llvm::LoopInfo &LI) {
 /// iteration, if any; then the copies' folded branches and the dead paths
 /// go. Returns whether F changed: its analyses are stale then.
 bool unswitchInvariantBranches(llvm::Function &F,
-                               llvm::FunctionAnalysisManager &FAM) {
+                               llvm::FunctionAnalysisManager &FAM,
+                               CopyBudget &Budget) {
   auto &LI = FAM.getResult<llvm::LoopAnalysis>(F);
   auto &DT = FAM.getResult<llvm::DominatorTreeAnalysis>(F);
   auto &SE = FAM.getResult<llvm::ScalarEvolutionAnalysis>(F);
@@ -597,7 +617,11 @@ bool unswitchInvariantBranches(llvm::Function &F,
       continue;
     Changed |= llvm::simplifyLoop(L, &DT, &LI, &SE, &AC, nullptr, false);
     Changed |= llvm::formLCSSA(*L, DT, &LI, &SE);
-    Unswitched |= unswitch(*L, Br, LI, DT) != nullptr;
+    const unsigned Size = instructionCount(*L);
+    if (Budget.fits(Size) && unswitch(*L, Br, LI, DT)) {
+      Budget.spend(Size);
+      Unswitched = true;
+    }
   }
   if (Unswitched) {
     for (llvm::BasicBlock &BB : F)
@@ -614,7 +638,8 @@ UniformConditionsPass::run(llvm::Function &F,
                            llvm::FunctionAnalysisManager &FAM) {
   // First the invariant branches: the loops, and what the analyses know
   // of them, are new for what follows.
-  bool Changed = unswitchInvariantBranches(F, FAM);
+  CopyBudget Budget;
+  bool Changed = unswitchInvariantBranches(F, FAM, Budget);
   if (Changed)
     FAM.invalidate(F, llvm::PreservedAnalyses::none());
   auto &LI = FAM.getResult<llvm::LoopAnalysis>(F);
@@ -640,7 +665,7 @@ UniformConditionsPass::run(llvm::Function &F,
         findBranches(*L, SE, /*Strided=*/true);
     if (U) {
       WrapChecks.insert(WrapChecks.begin(), *U);
-      Changed |= version(*L, WrapChecks, SE, LI, DT);
+      Changed |= version(*L, WrapChecks, SE, LI, DT, Budget);
       Values.reset(); // Erases the scalars the check did not use.
       continue;
     }
@@ -651,7 +676,7 @@ UniformConditionsPass::run(llvm::Function &F,
           return llvm::isa<llvm::SCEVConstant>(W.Rec->getStepRecurrence(SE));
         });
     if (!WrapChecks.empty() && !RunTimeSteps) {
-      Changed |= version(*L, WrapChecks, SE, LI, DT);
+      Changed |= version(*L, WrapChecks, SE, LI, DT, Budget);
       continue;
     }
     Values.reset();
@@ -667,12 +692,12 @@ UniformConditionsPass::run(llvm::Function &F,
       Changed |= llvm::formLCSSARecursively(*Outer, DT, &LI, &SE);
       U = findVectorCondition(*Outer, SE, Values);
       if (U)
-        OuterVersioned = version(*Outer, *U, SE, LI, DT);
+        OuterVersioned = version(*Outer, *U, SE, LI, DT, Budget);
       Changed |= OuterVersioned;
       Values.reset();
     }
     if (!WrapChecks.empty() && !OuterVersioned)
-      Changed |= version(*L, WrapChecks, SE, LI, DT);
+      Changed |= version(*L, WrapChecks, SE, LI, DT, Budget);
   }
   return Changed ? llvm::PreservedAnalyses::none()
                  : llvm::PreservedAnalyses::all();

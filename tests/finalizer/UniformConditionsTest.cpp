@@ -3,7 +3,8 @@
 // finalizer/UniformConditions.h on IR written for it: a loop's branch on a
 // value that does not change in the loop is unswitched (a copy with it
 // true behind a branch before the loop, the loop itself with it false);
-// a branch on a value the loop changes, and the loop's exit test, are not.
+// a branch on a value the loop changes, and the loop's exit test, are not;
+// a function's copies stop at the pass's budget.
 // The pass's other rules are tested through kernels (VectorizeTest).
 //
 //===----------------------------------------------------------------------===//
@@ -78,6 +79,57 @@ TEST(UniformConditionsTest, BranchesOnWhatTheLoopChangesStay) {
   const std::string F = afterPass(loop("%odd"));
   EXPECT_EQ(F.find(".holds"), std::string::npos) << F;
   EXPECT_NE(F.find("br i1 %odd"), std::string::npos) << F;
+}
+
+/// Loops one after the other, each of Adds additions and a branch on
+/// %flag, which does not change in any of them.
+std::string manyLoops(unsigned Loops, unsigned Adds) {
+  std::string T = "define void @f(ptr %out, i32 %n, i1 %flag) {\n"
+                  "entry:\n"
+                  "  %any = icmp sgt i32 %n, 0\n"
+                  "  br i1 %any, label %loop0, label %exit\n";
+  for (unsigned K = 0; K < Loops; ++K) {
+    const std::string S = std::to_string(K);
+    const std::string Pre = K ? "latch" + std::to_string(K - 1) : "entry";
+    const std::string Next =
+        K + 1 < Loops ? "loop" + std::to_string(K + 1) : "exit";
+    T += "loop" + S + ":\n  %i" + S + " = phi i32 [ 0, %" + Pre +
+         " ], [ %next" + S + ", %latch" + S + " ]\n  %p" + S +
+         " = getelementptr inbounds i32, ptr %out, i32 %i" + S + "\n";
+    std::string Last = "%i" + S;
+    for (unsigned A = 0; A < Adds; ++A) {
+      const std::string V = "%v" + S + "_" + std::to_string(A);
+      T +=
+          "  " + V + " = add i32 " + Last + ", " + std::to_string(A + 1) + "\n";
+      Last = V;
+    }
+    T += "  br i1 %flag, label %a" + S + ", label %b" + S + "\na" + S +
+         ":\n  store i32 " + Last + ", ptr %p" + S + "\n  br label %latch" + S +
+         "\nb" + S + ":\n  store i32 0, ptr %p" + S + "\n  br label %latch" +
+         S + "\nlatch" + S + ":\n  %next" + S + " = add nuw nsw i32 %i" + S +
+         ", 1\n  %more" + S + " = icmp slt i32 %next" + S +
+         ", %n\n  br i1 %more" + S + ", label %loop" + S + ", label %" + Next +
+         "\n";
+  }
+  return T + "exit:\n  ret void\n}\n";
+}
+
+TEST(UniformConditionsTest, CopiesStopAtTheFunctionsBudget) {
+  // 16 loops of about 310 instructions: all of them copied would add about
+  // 5000 instructions; the pass copies at most 4000 a function.
+  constexpr unsigned Loops = 16, LoopSize = 310;
+  const std::string F = afterPass(manyLoops(Loops, 300));
+  size_t Copies = 0;
+  for (unsigned K = 0; K < Loops; ++K)
+    Copies +=
+        F.find("\nlatch" + std::to_string(K) + ".holds:") != std::string::npos;
+  EXPECT_GE(Copies, 10u) << F.substr(0, 2000);
+  EXPECT_LT(Copies, size_t(Loops));
+  EXPECT_LE(Copies * LoopSize, 4000u);
+  // A loop left whole still branches on the flag in every iteration.
+  EXPECT_NE(F.find("br i1 %flag, label %a" + std::to_string(Loops - 1) +
+                   ", label %b"),
+            std::string::npos);
 }
 
 } // namespace
