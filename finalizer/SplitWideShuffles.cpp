@@ -5,6 +5,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Analysis/TargetTransformInfo.h"
+#include "llvm/Analysis/VectorUtils.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
@@ -123,20 +124,7 @@ llvm::Value *split(llvm::ShuffleVectorInst &S, unsigned Lanes) {
     Pieces.push_back(Piece);
   }
   // Joined in halves: each join a concatenation of two equal vectors.
-  while (Pieces.size() > 1) {
-    const unsigned Width =
-        llvm::cast<llvm::FixedVectorType>(Pieces[0]->getType())
-            ->getNumElements();
-    SmallVector<int, 512> Both(2 * Width);
-    for (unsigned J = 0; J < 2 * Width; ++J)
-      Both[J] = int(J);
-    std::vector<llvm::Value *> Joined;
-    for (unsigned I = 0; I < Pieces.size(); I += 2)
-      Joined.push_back(B.CreateShuffleVector(Pieces[I], Pieces[I + 1], Both,
-                                             S.getName() + ".join"));
-    Pieces = std::move(Joined);
-  }
-  return Pieces[0];
+  return Pieces.size() == 1 ? Pieces[0] : llvm::concatenateVectors(B, Pieces);
 }
 
 } // namespace
