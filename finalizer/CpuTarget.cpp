@@ -851,7 +851,18 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
     });
   };
 
-  if (!K.UsesBarrier && VecBody) {
+  if (K.Lockstep && VecBody) {
+    // A group in lockstep is one vector of all its work-items
+    // (LockstepGroups.h), whole and of the fixed shape: one call, at its
+    // first work-item.
+    for (llvm::Value *Id : Local)
+      B.CreateStore(B.getInt32(0), Id);
+    B.CreateCall(VecBody, {Kernarg, Wi,
+                           llvm::ConstantInt::getTrue(
+                               llvm::FixedVectorType::get(B.getInt1Ty(), W))});
+    B.CreateRetVoid();
+    inlineVectorBody(F, VecBody);
+  } else if (!K.UsesBarrier && VecBody) {
     if (FlatBody) {
       auto *Rows = llvm::BasicBlock::Create(C, "rows", F);
       auto *Flat = llvm::BasicBlock::Create(C, "flat", F);
@@ -1229,8 +1240,11 @@ llvm::Error buildCpuWorkGroupFunctions(
     // at all (work-items run one at a time are no wavefront).
     const bool Waves = WavefrontSize > 1 && usesWavefronts(*K.Body);
     // A lockstep group is one vector (LockstepGroups.h): the shape is fixed.
+    // A 2-D group's lanes are its rows one after the other.
+    const FixedGroupShape LockstepShape = fixedGroupShape(K.Symbol);
     const unsigned Lockstep =
-        K.Lockstep ? fixedGroupShape(K.Symbol).Size[0] : 0;
+        K.Lockstep ? LockstepShape.Size[0] * LockstepShape.Size[1] : 0;
+    const unsigned RowWidth = K.Lockstep ? LockstepShape.Size[0] : 0;
     unsigned W = Lockstep      ? Lockstep
                  : Waves       ? WavefrontSize
                  : VectorWidth ? VectorWidth
@@ -1253,7 +1267,8 @@ llvm::Error buildCpuWorkGroupFunctions(
         return;
       }
       KStats = VectorizeStats{};
-      auto R = vectorizeWorkItemBody(*K.Body, W, State, &KStats);
+      auto R = vectorizeWorkItemBody(*K.Body, W, State, &KStats,
+                                     WaveLayout::Rows, RowWidth);
       if (!R) {
         K.Symbol.ScalarReason = llvm::toString(R.takeError());
         return;

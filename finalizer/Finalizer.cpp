@@ -10,6 +10,8 @@
 #include "finalizer/Lowering.h"
 #include "finalizer/WorkItemVectorizer.h"
 
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/IR/LLVMContext.h"
@@ -202,10 +204,28 @@ FinalizeSource::copy(const FinalizeRequest &R) {
   return S;
 }
 
+/// LLVM's diagnostics, as its default handler prints them, but for its
+/// warnings that a loop the finalizer asked to unroll was not: it asks
+/// for every loop with barriers of a lockstep group, not knowing their
+/// trip counts before the group's shape is folded in (LockstepGroups.h),
+/// and a loop over k-steps of a kernel argument's length stays a loop.
+static void printDiagnostic(const llvm::DiagnosticInfo *Info, void *) {
+  const llvm::DiagnosticInfo &DI = *Info;
+  if (DI.getKind() == llvm::DK_OptimizationFailure)
+    return;
+  llvm::raw_ostream &OS = llvm::errs();
+  llvm::DiagnosticPrinterRawOStream Printer(OS);
+  OS << llvm::LLVMContext::getDiagnosticMessagePrefix(DI.getSeverity()) << ": ";
+  DI.print(Printer);
+  OS << "\n";
+}
+
 llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
   if (std::optional<unsigned> Sm = gpuIsaVersion(Request.IsaName))
     return finalizeForGpu(Request, *Sm);
   llvm::LLVMContext Context;
+  Context.setDiagnosticHandlerCallBack(printDiagnostic, nullptr,
+                                       /*RespectFilters=*/true);
   std::unique_ptr<llvm::Module> M;
   // Lowering is target-neutral except where the target's instructions
   // already have HSAIL's semantics (FloatEmitter's NaN propagation).

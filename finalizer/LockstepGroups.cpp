@@ -9,6 +9,8 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/ScalarEvolutionExpressions.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/Transforms/InstCombine/InstCombine.h"
 #include "llvm/Transforms/Scalar/EarlyCSE.h"
 #include "llvm/Transforms/Scalar/SROA.h"
@@ -38,17 +40,65 @@ unsigned lockstepGroupWidth(const LoweredKernel &K, unsigned Width) {
       kernelVectorWidth(*K.Body) < 2)
     return 0;
   const FixedGroupShape Shape = fixedGroupShape(K.Symbol);
-  if (!Shape.fixed() || !Shape.wholeGroups() || Shape.Size[1] != 1 ||
-      Shape.Size[2] != 1)
+  if (!Shape.fixed() || !Shape.wholeGroups() || Shape.Size[2] != 1)
     return 0;
-  // Whole vectors of the width the kernel would have had: the lanes'
-  // private blocks and its arithmetic stay as they were.
-  const unsigned G = Shape.Size[0], Natural = kernelVectorWidth(*K.Body);
-  if (Natural < 2 || G < Natural || G % Natural != 0 ||
+  // Rows of whole vectors of the width the kernel would have had: the
+  // lanes' private blocks and its arithmetic stay as they were, and an
+  // access consecutive along a row is a vector access per row.
+  const unsigned X = Shape.Size[0], Natural = kernelVectorWidth(*K.Body);
+  const uint64_t G = uint64_t(X) * Shape.Size[1];
+  if (Natural < 2 || X < Natural || X % Natural != 0 ||
       G > LockstepVectorsMax * Natural)
     return 0;
-  return G;
+  return unsigned(G);
 }
+
+namespace {
+
+/// Whether every group segment access in loop L is at an address L's
+/// iterations do not change: lanes then exchange values at the same
+/// offsets in every iteration, with plain vector accesses, and L need not
+/// unroll (the tiled matrix product's loop over k-steps, whose trip count
+/// is a kernel argument, copies the tiles to the same places each time).
+bool groupAccessesStayPut(const llvm::Loop &L, llvm::ScalarEvolution &SE) {
+  // Computed in L, and not a query (the same for the whole group, as the
+  // vectorizer takes them) asked there of values from outside L: whatever
+  // it is, it may change.
+  auto Varies = [&](const llvm::Instruction *I) {
+    const auto *CI = llvm::dyn_cast<llvm::CallInst>(I);
+    const llvm::Function *Callee = CI ? CI->getCalledFunction() : nullptr;
+    return L.contains(I) &&
+           !(Callee && Callee->getName().starts_with("openhsa.") &&
+             Callee->getName() != query::Barrier &&
+             L.hasLoopInvariantOperands(CI));
+  };
+  auto ChangesWithL = [&](const llvm::SCEV *S) {
+    if (const auto *AR = llvm::dyn_cast<llvm::SCEVAddRecExpr>(S))
+      return AR->getLoop() == &L;
+    if (const auto *U = llvm::dyn_cast<llvm::SCEVUnknown>(S))
+      if (const auto *I = llvm::dyn_cast<llvm::Instruction>(U->getValue()))
+        return Varies(I);
+    return false;
+  };
+  for (const llvm::BasicBlock *BB : L.blocks())
+    for (const llvm::Instruction &I : *BB) {
+      const llvm::Value *Ptr = llvm::getLoadStorePointerOperand(&I);
+      if (!Ptr)
+        continue;
+      const auto *Base = llvm::dyn_cast<llvm::CallInst>(
+          llvm::getUnderlyingObject(Ptr, /*MaxLookup=*/0));
+      const llvm::Function *Callee = Base ? Base->getCalledFunction() : nullptr;
+      if (!Callee || Callee->getName() != query::GroupBase)
+        continue;
+      if (Varies(Base) ||
+          llvm::SCEVExprContains(SE.getSCEV(const_cast<llvm::Value *>(Ptr)),
+                                 ChangesWithL))
+        return false;
+    }
+  return true;
+}
+
+} // namespace
 
 std::string whyLockstepLoopsStay(const LoweredKernel &K, unsigned Vectors) {
   llvm::ValueToValueMapTy Map;
@@ -75,7 +125,7 @@ std::string whyLockstepLoopsStay(const LoweredKernel &K, unsigned Vectors) {
           if (const llvm::Function *Callee = CI->getCalledFunction())
             Waits |= Callee->getName() == query::Barrier;
     }
-    if (!Waits)
+    if (!Waits || groupAccessesStayPut(*L, SE))
       continue;
     const unsigned Trips = SE.getSmallConstantTripCount(L);
     if (Trips == 0)

@@ -46,7 +46,8 @@ bool Vectorizer::computeVarying(Instruction &I) {
     Function *Callee = CI->getCalledFunction();
     if (isQuery(Callee, query::WorkItemId)) {
       auto *D = dyn_cast<ConstantInt>(CI->getArgOperand(1));
-      return Layout == WaveLayout::Flat || !D || D->isZero();
+      return Layout == WaveLayout::Flat || !D || D->isZero() ||
+             (inRows() && D->isOne());
     }
     if (isQuery(Callee, query::WaveLaneId) ||
         isQuery(Callee, query::WaveShuffle32) ||
@@ -207,20 +208,28 @@ std::optional<LaneStride> Vectorizer::strideOf(Value *V) {
              CI && isQuery(CI->getCalledFunction(), LaneMarker)) {
     R = LaneStride{1, {}};
   } else if (auto *CI = dyn_cast<CallInst>(V)) {
+    // Along a row, the X id steps by one and the Y id stays.
     if (Layout == WaveLayout::Rows &&
         isQuery(CI->getCalledFunction(), query::WorkItemId))
       if (auto *D = dyn_cast<ConstantInt>(CI->getArgOperand(1));
-          D && D->isZero())
-        R = LaneStride{1, {}};
+          D && (D->isZero() || (inRows() && D->isOne())))
+        R = LaneStride{D->isZero() ? 1 : 0, {}};
   } else if (I && I->getOpcode() == Instruction::Add) {
     R = Both(I->getOperand(0), I->getOperand(1), 1);
   } else if (I && I->getOpcode() == Instruction::Sub) {
     R = Both(I->getOperand(0), I->getOperand(1), -1);
   } else if (I && I->getOpcode() == Instruction::Mul) {
-    for (unsigned K = 0; K < 2 && !R; ++K)
-      if (auto *C = dyn_cast<ConstantInt>(I->getOperand(1 - K));
+    for (unsigned K = 0; K < 2 && !R; ++K) {
+      Value *By = I->getOperand(1 - K);
+      if (auto *C = dyn_cast<ConstantInt>(By);
           C && C->getBitWidth() <= 64 && !isVarying(C))
         R = Scaled(strideOf(I->getOperand(K)), C->getSExtValue());
+      else if (!isVarying(By))
+        // The same in every lane of a row (a row's index times a pitch):
+        // so is the product.
+        if (auto S = strideOf(I->getOperand(K)); S && S->Step == 0)
+          R = S;
+    }
   } else if (I && I->getOpcode() == Instruction::Shl) {
     if (auto *C = dyn_cast<ConstantInt>(I->getOperand(1));
         C && C->getZExtValue() < 32)
@@ -296,8 +305,11 @@ Value *Vectorizer::scalarAt(Value *V, unsigned Lane, IRBuilder<> &B) {
   if (auto *CI = dyn_cast<CallInst>(I);
       CI && Layout == WaveLayout::Rows &&
       isQuery(CI->getCalledFunction(), query::WorkItemId))
-    if (auto *D = dyn_cast<ConstantInt>(CI->getArgOperand(1)); D && D->isZero())
-      return Lane ? B.CreateAdd(CI, B.getInt32(Lane)) : CI;
+    if (auto *D = dyn_cast<ConstantInt>(CI->getArgOperand(1));
+        D && (D->isZero() || (inRows() && D->isOne()))) {
+      const unsigned By = D->isZero() ? Lane % RowWidth : Lane / RowWidth;
+      return By ? B.CreateAdd(CI, B.getInt32(By)) : CI;
+    }
   if (auto *BO = dyn_cast<BinaryOperator>(I))
     return B.CreateBinOp(BO->getOpcode(), scalarAt(BO->getOperand(0), Lane, B),
                          scalarAt(BO->getOperand(1), Lane, B));
@@ -311,21 +323,42 @@ Value *Vectorizer::scalarAt(Value *V, unsigned Lane, IRBuilder<> &B) {
     return B.CreateGEP(G->getSourceElementType(),
                        scalarAt(G->getPointerOperand(), Lane, B), Idx);
   }
+  // In a 2-D group in lockstep, each row's first lane of an induction (the
+  // tiled sgemm's offsets into its tiles, k by k): a scalar phi of its own,
+  // not the lane of the vector one, which would keep a vector of offsets
+  // per access live across the loop. Only where every lane runs the block
+  // and comes the same way.
+  if (auto *P = dyn_cast<PHINode>(I);
+      P && inRows() && WholeWave.count(P->getParent()) && !mergesLanes(*P)) {
+    auto [It, New] = ScalarPhis.try_emplace({P, Lane}, nullptr);
+    if (!New)
+      return It->second;
+    auto *S = PHINode::Create(P->getType(), P->getNumIncomingValues(),
+                              P->getName() + ".lane" + Twine(Lane),
+                              P->getParent()->begin());
+    It->second = S;
+    for (unsigned K = 0; K < P->getNumIncomingValues(); ++K) {
+      BasicBlock *From = P->getIncomingBlock(K);
+      IRBuilder<> AtEnd(From->getTerminator());
+      S->addIncoming(scalarAt(P->getIncomingValue(K), Lane, AtEnd), From);
+    }
+    return S;
+  }
   return B.CreateExtractElement(vec(V), Lane);
 }
 
-Value *Vectorizer::noWrap(const LaneStride &S, IRBuilder<> &B) {
+Value *Vectorizer::noWrap(const LaneStride &S, unsigned Row, IRBuilder<> &B) {
   Value *All = nullptr;
   for (const WrapCheck &C : S.Checks) {
     auto *T = cast<IntegerType>(C.Narrow->getType());
     const unsigned Bits = T->getBitWidth();
-    const APInt Span = APInt(128, uint64_t(W - 1)) *
+    const APInt Span = APInt(128, uint64_t(RowWidth - 1)) *
                        APInt(128, uint64_t(C.Step < 0 ? -C.Step : C.Step));
     const APInt Max = C.Signed ? APInt::getSignedMaxValue(Bits).zext(128)
                                : APInt::getMaxValue(Bits).zext(128);
     if (Span.ugt(Max))
       return B.getFalse();
-    Value *V0 = scalarAt(C.Narrow, 0, B);
+    Value *V0 = scalarAt(C.Narrow, Row * RowWidth, B);
     const APInt Room = Span.trunc(Bits);
     Value *Ok;
     if (C.Step > 0)
@@ -343,10 +376,8 @@ Value *Vectorizer::noWrap(const LaneStride &S, IRBuilder<> &B) {
 }
 
 Value *Vectorizer::consecutiveHolds(Value *Ptr, const LaneStride &S,
-                                    Value *Mask, IRBuilder<> &B) {
-  Value *Cond = noWrap(S, B);
-  if (!Cond || isa<Constant>(Cond))
-    return Cond;
+                                    Value *Mask, const BasicBlock *BB,
+                                    IRBuilder<> &B) {
   // Lanes of a group segment access wrap only where lane 0's 32-bit offset
   // is within W * size of 2^32, far past the end of any group segment
   // (the CPU agent allows 64 KiB): with lane 0 on, a wrap means
@@ -354,10 +385,26 @@ Value *Vectorizer::consecutiveHolds(Value *Ptr, const LaneStride &S,
   // access is right whenever lane 0 is on: in whole waves, whose mask is a
   // constant once the body is inlined, the check folds away. A lane 0 that
   // is off keeps the check (lanes past it may have wrapped into bounds).
+  // The same holds row by row. A group in lockstep is whole (its body
+  // runs with every lane on): in a block every lane runs, no check.
   auto *Base = dyn_cast<CallInst>(getUnderlyingObject(Ptr, 0));
-  if (!Base || !isQuery(Base->getCalledFunction(), query::GroupBase))
-    return Cond;
-  return B.CreateOr(Cond, B.CreateExtractElement(Mask, uint64_t(0)));
+  const bool Group =
+      Base && isQuery(Base->getCalledFunction(), query::GroupBase);
+  if (Group && LockstepGroup && WholeWave.count(BB) && !S.Checks.empty())
+    return ConstantInt::getTrue(Ctx);
+  Value *All = nullptr;
+  for (unsigned Row = 0; Row < rows(); ++Row) {
+    Value *Cond = noWrap(S, Row, B);
+    if (!Cond)
+      return nullptr; // No checks: none in any row.
+    if (auto *C = dyn_cast<ConstantInt>(Cond); C && C->isZero())
+      return Cond;
+    if (Group && !isa<Constant>(Cond))
+      Cond = B.CreateOr(Cond,
+                        B.CreateExtractElement(Mask, uint64_t(Row * RowWidth)));
+    All = All ? B.CreateAnd(All, Cond) : Cond;
+  }
+  return All;
 }
 
 /// The shapes StructurizeCFG leaves, which masking relies on: a varying

@@ -30,6 +30,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <set>
 #include <utility>
@@ -111,7 +112,9 @@ struct WrapCheck {
 };
 
 /// How a varying integer or pointer changes from lane to lane: lane L holds
-/// lane 0's value + L * Step, provided the Checks hold.
+/// lane 0's value + L * Step, provided the Checks hold. In a 2-D group in
+/// lockstep (Vectorizer::RowWidth), lane L of a row holds the row's first
+/// lane's value + L * Step.
 struct LaneStride {
   int64_t Step = 0;
   SmallVector<WrapCheck, 1> Checks;
@@ -124,18 +127,25 @@ struct LaneOp {
 };
 
 /// A consecutive access whose lanes may have wrapped: run Fast if Cond
-/// holds, else Slow (a gather or scatter).
+/// holds, else Slow (a gather or scatter). Fast is the last of FastParts
+/// (one access per row and their concatenation, in a 2-D group in
+/// lockstep), which run under Cond together; Slow the last of SlowParts,
+/// or what SlowLoop emits.
 struct CheckedAccess {
   Value *Cond;
-  Instruction *Fast, *Slow;
+  SmallVector<Instruction *, 1> FastParts, SlowParts;
+  /// Where set, the slow path is a loop it emits at the builder (after
+  /// SlowParts), returning the loaded vector (null for a store).
+  std::function<Value *(IRBuilder<> &)> SlowLoop;
+  Instruction *fast() const { return FastParts.back(); }
 };
 
 class Vectorizer {
 public:
   Vectorizer(Function &F, unsigned W, const WorkItemStateLayout &State,
              SlotStores RegisterStores, RegisterFileLayout File,
-             WaveLayout Layout)
-      : F(F), W(W), Layout(Layout), State(State),
+             WaveLayout Layout, unsigned RowWidth)
+      : F(F), W(W), RowWidth(RowWidth), Layout(Layout), State(State),
         RegisterStores(std::move(RegisterStores)), File(std::move(File)),
         Ctx(F.getContext()), DL(F.getParent()->getDataLayout()),
         Active(F.getArg(F.arg_size() - 1)), WorkItem(F.getArg(1)) {}
@@ -216,16 +226,37 @@ private:
   std::optional<LaneStride> strideOf(Value *V);
   /// Lane Lane's value of V, computed with scalar instructions at B.
   Value *scalarAt(Value *V, unsigned Lane, IRBuilder<> &B);
-  /// Whether S's wrap checks hold (nullptr: always; false: never).
-  Value *noWrap(const LaneStride &S, IRBuilder<> &B);
-  /// Whether a consecutive access at Ptr, lanes a stride S apart, may be
-  /// one vector access under Mask: noWrap, or (group segment) lane 0 on.
+  /// Whether S's wrap checks hold in row Row (nullptr: always; false:
+  /// never).
+  Value *noWrap(const LaneStride &S, unsigned Row, IRBuilder<> &B);
+  /// Whether a consecutive access at Ptr in block BB, lanes a stride S
+  /// apart, may be one vector access per row under Mask: noWrap, or (group
+  /// segment) the row's first lane on, in every row.
   Value *consecutiveHolds(Value *Ptr, const LaneStride &S, Value *Mask,
-                          IRBuilder<> &B);
+                          const BasicBlock *BB, IRBuilder<> &B);
+  /// The lanes of Mask in row Row.
+  Value *rowMask(Value *Mask, unsigned Row, IRBuilder<> &B);
+  /// A consecutive load of VT (W lanes) at Ptr under Mask: a masked load
+  /// per row, concatenated. The instructions it made go to Parts (its
+  /// result last).
+  Value *loadRows(Type *VT, Value *Ptr, Align A, Value *Mask, IRBuilder<> &B,
+                  SmallVectorImpl<Instruction *> &Parts);
+  /// Stores Val's lanes consecutively at Ptr under Mask, a masked store
+  /// per row; the stores go to Parts.
+  void storeRows(Value *Val, Value *Ptr, Align A, Value *Mask, IRBuilder<> &B,
+                 SmallVectorImpl<Instruction *> &Parts);
+  /// A load whose lanes all read one address in each row (a 2-D group in
+  /// lockstep: A's tile row, the same for the row's work-items): a scalar
+  /// load per row that has a lane on, each row's value in all its lanes.
+  Value *loadRowSplats(LoadInst &L, Value *Mask, IRBuilder<> &B);
   Error checkShape();
 
   // Masks.
   Value *maskOf(BasicBlock *BB); // A stand-in until buildMasks.
+  /// The mask of BB's memory accesses: all on where BB is a block every
+  /// lane of a lockstep group runs (the group is whole, and its one call
+  /// has every lane on: CpuTarget.cpp), else maskOf(BB).
+  Value *accessMask(BasicBlock *BB);
   Value *edgeMask(BasicBlock *P, BasicBlock *S);
   void buildMasks();
   void rewriteBranches();
@@ -239,6 +270,21 @@ private:
   /// a resumable body and may read memory other than the group's, the
   /// work-item's or the register file.
   void prefetchForLaterGroups(LoadInst &L, Value *First, IRBuilder<> &B);
+  /// Ptr as Base + zext(X) << Shift (VectorizerWiden.cpp), for AVX-512's
+  /// accesses by 32-bit indices.
+  std::optional<struct Index32Address> index32Address(Value *Ptr, Type *ElemTy,
+                                                      IRBuilder<> &B,
+                                                      bool ForGathers = true);
+  /// In a 2-D group in lockstep, the slow path of a consecutive access at
+  /// Ptr whose lanes may have wrapped their 32-bit index (Val: the stored
+  /// vector; null for a load): a loop over the lanes, one scalar access
+  /// each, in lane order, from each row's first index; the parts it needs
+  /// beforehand go to Parts. Null where Ptr is not Base + zext(X) << Shift.
+  /// A gather of the group's 64-bit addresses was half of the tiled sgemm's
+  /// finalization, for a path that runs only where a row's index wraps.
+  std::function<Value *(IRBuilder<> &)> laneLoopRows(Value *Ptr, Type *ElemTy,
+                                                     Value *Mask, Value *Val,
+                                                     IRBuilder<> &B);
   Value *gatherBy32BitIndices(LoadInst &L, Type *VT, Value *Mask,
                               IRBuilder<> &B);
   Error widenCall(CallInst &CI, IRBuilder<> &B);
@@ -250,6 +296,10 @@ private:
   Error widenCmpXchg(Instruction &I, IRBuilder<> &B);
   Value *laneWorkItem(IRBuilder<> &B, unsigned Lane);
   Value *laneIds();
+  /// The lanes' offsets from lane 0's id along dimension D: <0, 1, ...>
+  /// along X, or in a 2-D group in lockstep the lanes' columns (D 0) and
+  /// rows (D 1).
+  Value *laneOffsets(unsigned D);
   /// WaveLayout::Flat: the lanes' X, Y and Z ids, computed at the entry.
   std::array<Value *, 3> &flatIds();
   std::array<Value *, 3> FlatIds{};
@@ -261,6 +311,13 @@ private:
 
   Function &F;
   unsigned W;
+  /// Lanes per row: W, but for a 2-D group in lockstep, whose W / RowWidth
+  /// rows each hold RowWidth lanes (lane L: X id + L mod RowWidth, Y id +
+  /// L / RowWidth). Strides (LaneStride) are then from lane to lane within
+  /// a row; each row starts where scalarAt says.
+  unsigned RowWidth;
+  bool inRows() const { return RowWidth < W; }
+  unsigned rows() const { return W / RowWidth; }
   WaveLayout Layout;
   WorkItemStateLayout State;
   SlotStores RegisterStores;
@@ -297,6 +354,8 @@ private:
   DenseSet<const Instruction *> KeepScalar; // Varying, but the scalar stays.
   DenseMap<Value *, std::optional<LaneStride>> Strides;
   DenseMap<Value *, Value *> Vec, Splats;
+  /// Scalar phis for a lane of a varying phi (scalarAt, rows).
+  DenseMap<std::pair<PHINode *, unsigned>, PHINode *> ScalarPhis;
   DenseMap<BasicBlock *, Instruction *> StandInMasks;
   DenseMap<BasicBlock *, Value *> Masks;
   DenseMap<std::pair<BasicBlock *, BasicBlock *>, Value *> EdgeMasks;

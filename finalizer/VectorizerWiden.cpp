@@ -31,6 +31,12 @@ Value *Vectorizer::maskOf(BasicBlock *BB) {
   return P;
 }
 
+Value *Vectorizer::accessMask(BasicBlock *BB) {
+  if (LockstepGroup && WholeWave.count(BB))
+    return ConstantInt::getTrue(vectorOf(Type::getInt1Ty(Ctx), W));
+  return maskOf(BB);
+}
+
 /// The lanes that go from P to S.
 Value *Vectorizer::edgeMask(BasicBlock *P, BasicBlock *S) {
   if (!isDivergent(P))
@@ -162,6 +168,17 @@ Value *Vectorizer::laneIds() {
   return LaneIdVector;
 }
 
+Value *Vectorizer::laneOffsets(unsigned D) {
+  if (!inRows())
+    return D == 0 ? laneIds()
+                  : ConstantAggregateZero::get(laneIds()->getType());
+  SmallVector<Constant *, 64> Ids;
+  for (unsigned L = 0; L < W; ++L)
+    Ids.push_back(ConstantInt::get(Type::getInt32Ty(Ctx),
+                                   D == 0 ? L % RowWidth : L / RowWidth));
+  return ConstantVector::get(Ids);
+}
+
 /// A copy of the work-item state whose local X id is lane Lane's.
 Value *Vectorizer::laneWorkItem(IRBuilder<> &B, unsigned Lane) {
   if (LaneWorkItems.empty()) {
@@ -183,11 +200,15 @@ Value *Vectorizer::laneWorkItem(IRBuilder<> &B, unsigned Lane) {
                                          State.LocalXOffset + 4 * D));
     return Copy;
   }
-  Value *XPtr =
-      B.CreateConstGEP1_64(B.getInt8Ty(), WorkItem, State.LocalXOffset);
-  Value *X = B.CreateLoad(B.getInt32Ty(), XPtr);
-  B.CreateStore(B.CreateAdd(X, B.getInt32(Lane)),
-                B.CreateConstGEP1_64(B.getInt8Ty(), Copy, State.LocalXOffset));
+  for (unsigned D = 0; D < (inRows() ? 2 : 1); ++D) {
+    const unsigned By = D == 0 ? Lane % RowWidth : Lane / RowWidth;
+    Value *Ptr = B.CreateConstGEP1_64(B.getInt8Ty(), WorkItem,
+                                      State.LocalXOffset + 4 * D);
+    Value *Id = B.CreateLoad(B.getInt32Ty(), Ptr);
+    B.CreateStore(
+        B.CreateAdd(Id, B.getInt32(By)),
+        B.CreateConstGEP1_64(B.getInt8Ty(), Copy, State.LocalXOffset + 4 * D));
+  }
   return Copy;
 }
 
@@ -351,13 +372,23 @@ Error Vectorizer::widenCall(CallInst &CI, IRBuilder<> &B) {
   }
   if (isQuery(Callee, query::WorkItemId)) {
     // Lane L is the work-item L further along X; other dimensions agree.
+    // In a 2-D group in lockstep, L mod RowWidth further along X and
+    // L / RowWidth further along Y.
     KeepScalar.insert(&CI);
     B.SetInsertPoint(*CI.getInsertionPointAfterDef());
-    Value *X = B.CreateAdd(splat(&CI, B), laneIds(), "wi.x");
+    Value *X = B.CreateAdd(splat(&CI, B), laneOffsets(0), "wi.x");
+    Value *Y = inRows() ? B.CreateAdd(splat(&CI, B), laneOffsets(1), "wi.y")
+                        : splat(&CI, B);
     auto *D = dyn_cast<ConstantInt>(CI.getArgOperand(1));
     if (!D)
-      X = B.CreateSelect(B.CreateICmpEQ(CI.getArgOperand(1), B.getInt32(0)), X,
-                         splat(&CI, B));
+      X = B.CreateSelect(
+          B.CreateICmpEQ(CI.getArgOperand(1), B.getInt32(0)), X,
+          B.CreateSelect(B.CreateICmpEQ(CI.getArgOperand(1), B.getInt32(1)), Y,
+                         splat(&CI, B)));
+    else if (D->isOne())
+      X = Y;
+    else if (!D->isZero())
+      X = splat(&CI, B);
     Vec[&CI] = X;
     return Error::success();
   }
@@ -416,7 +447,8 @@ void Vectorizer::prefetchForLaterGroups(LoadInst &L, Value *First,
   // A resumable body (a kernel with barriers) returns where it stopped; a
   // group in lockstep runs its barriers' regions one after the other too.
   const unsigned Ahead = prefetchGroupsAhead();
-  if (!Ahead || (!F.getReturnType()->isIntegerTy() && !LockstepGroup))
+  if (!Ahead || (!F.getReturnType()->isIntegerTy() && !LockstepGroup) ||
+      inRows())
     return;
   // The scalar body's address, as consecutiveHolds looks at it.
   const Value *Base = getUnderlyingObject(L.getPointerOperand(), 0);
@@ -460,35 +492,34 @@ void Vectorizer::prefetchForLaterGroups(LoadInst &L, Value *First,
                        B.getInt32(0), B.getInt32(3), B.getInt32(1)});
 }
 
-/// A gather of 32-bit elements from Base + zext(X) * Scale, X a varying
-/// 32-bit value and Base uniform (HSAIL's `cvt_u64_u32; shl_u64; add_u64`
-/// indexing), as AVX-512 gathers of 16 lanes with 32-bit indices: the
-/// generic gather took 64-bit addresses, a vector of them per 8 lanes and a
-/// gather instruction per 8 lanes (binary search: 8 gathers and the 64-bit
-/// address arithmetic per iteration at 64 lanes, where a hand-written
-/// search has 4). The hardware sign-extends its indices, so X's sign bit is
-/// flipped and Base moved up by 2^31 * Scale: every unsigned X is reached.
-/// Null where that does not apply (other hosts, element sizes, widths).
-Value *Vectorizer::gatherBy32BitIndices(LoadInst &L, Type *VT, Value *Mask,
-                                        IRBuilder<> &B) {
+/// An address Base + zext(X) << Shift, X a varying 32-bit value and Base
+/// uniform (HSAIL's `cvt_u64_u32; shl_u64; add_u64` indexing): Base moved
+/// up by 2^31 << Shift, so that AVX-512's 32-bit indices, which it
+/// sign-extends, reach every unsigned X once its sign bit is flipped.
+struct Index32Address {
+  Value *Base = nullptr; // Already moved up.
+  Value *X = nullptr;
+  unsigned Shift = 0;
+};
+
+std::optional<Index32Address> Vectorizer::index32Address(Value *P, Type *ElemTy,
+                                                         IRBuilder<> &B,
+                                                         bool ForGathers) {
   using namespace llvm::PatternMatch;
-  Type *ElemTy = L.getType();
-  const bool Float = ElemTy->isFloatTy();
-  if (!(Float || ElemTy->isIntegerTy(32)) || W % 16 != 0 ||
-      !hostHasFeature("avx512f"))
-    return nullptr;
+  if (ForGathers && (!(ElemTy->isFloatTy() || ElemTy->isIntegerTy(32)) ||
+                     !hostHasFeature("avx512f")))
+    return std::nullopt;
   // The address: inttoptr(Base + Offset), or a byte GEP of a uniform
   // pointer by Offset.
   Value *BaseInt = nullptr, *BasePtr = nullptr, *Offset = nullptr;
-  Value *P = L.getPointerOperand();
   if (auto *I2P = dyn_cast<IntToPtrInst>(P)) {
     Value *A, *C;
     if (!match(I2P->getOperand(0), m_Add(m_Value(A), m_Value(C))))
-      return nullptr;
+      return std::nullopt;
     if (isVarying(A))
       std::swap(A, C);
     if (isVarying(A) || !isVarying(C))
-      return nullptr;
+      return std::nullopt;
     BaseInt = A;
     Offset = C;
   } else if (auto *GEP = dyn_cast<GetElementPtrInst>(P)) {
@@ -496,11 +527,11 @@ Value *Vectorizer::gatherBy32BitIndices(LoadInst &L, Type *VT, Value *Mask,
         !GEP->getSourceElementType()->isIntegerTy(8) ||
         isVarying(GEP->getPointerOperand()) ||
         !isVarying(GEP->idx_begin()->get()))
-      return nullptr;
+      return std::nullopt;
     BasePtr = GEP->getPointerOperand();
     Offset = GEP->idx_begin()->get();
   } else {
-    return nullptr;
+    return std::nullopt;
   }
   Value *X = nullptr;
   uint64_t Shift = 0;
@@ -508,29 +539,47 @@ Value *Vectorizer::gatherBy32BitIndices(LoadInst &L, Type *VT, Value *Mask,
   if (match(Offset, m_Shl(m_ZExt(m_Value(X)), m_APInt(K)))) {
     Shift = K->getZExtValue();
   } else if (!match(Offset, m_ZExt(m_Value(X)))) {
-    return nullptr;
+    return std::nullopt;
   }
   if (!X || !X->getType()->isIntegerTy(32) || !isVarying(X) || Shift > 3)
-    return nullptr;
+    return std::nullopt;
   Value *Base = BasePtr ? BasePtr : B.CreateIntToPtr(BaseInt, B.getPtrTy());
-  Base = B.CreateGEP(B.getInt8Ty(), Base,
-                     B.getInt64((uint64_t(1) << 31) << Shift));
-  Value *XV = vec(X);
+  if (ForGathers)
+    Base = B.CreateGEP(B.getInt8Ty(), Base,
+                       B.getInt64((uint64_t(1) << 31) << Shift));
+  return Index32Address{Base, X, unsigned(Shift)};
+}
+
+/// A gather of 32-bit elements from Base + zext(X) * Scale
+/// (index32Address), as AVX-512 gathers of 16 lanes with 32-bit indices:
+/// the generic gather took 64-bit addresses, a vector of them per 8 lanes
+/// and a gather instruction per 8 lanes (binary search: 8 gathers and the
+/// 64-bit address arithmetic per iteration at 64 lanes, where a
+/// hand-written search has 4). Null where that does not apply (other
+/// hosts, element sizes, widths).
+Value *Vectorizer::gatherBy32BitIndices(LoadInst &L, Type *VT, Value *Mask,
+                                        IRBuilder<> &B) {
+  Type *ElemTy = L.getType();
+  if (W % 16 != 0)
+    return nullptr;
+  auto A = index32Address(L.getPointerOperand(), ElemTy, B);
+  if (!A)
+    return nullptr;
+  Value *XV = vec(A->X);
   Value *Index = B.CreateXor(XV, ConstantInt::get(XV->getType(), 0x80000000u));
-  const Intrinsic::ID ID = Float ? Intrinsic::x86_avx512_mask_gather_dps_512
-                                 : Intrinsic::x86_avx512_mask_gather_dpi_512;
-  auto *Part = FixedVectorType::get(ElemTy, 16);
   Value *Result = PoisonValue::get(VT);
   for (unsigned First = 0; First < W; First += 16) {
     SmallVector<int, 16> Lanes;
     for (unsigned I = 0; I < 16; ++I)
       Lanes.push_back(int(First + I));
     Value *G = B.CreateIntrinsic(
-        ID, {},
-        {Constant::getNullValue(Part), Base,
+        ElemTy->isFloatTy() ? Intrinsic::x86_avx512_mask_gather_dps_512
+                            : Intrinsic::x86_avx512_mask_gather_dpi_512,
+        {},
+        {Constant::getNullValue(FixedVectorType::get(ElemTy, 16)), A->Base,
          W == 16 ? Index : B.CreateShuffleVector(Index, Lanes),
          W == 16 ? Mask : B.CreateShuffleVector(Mask, Lanes),
-         B.getInt32(1u << Shift)});
+         B.getInt32(1u << A->Shift)});
     if (W == 16)
       return G;
     SmallVector<int, 64> Widen, Merge;
@@ -545,6 +594,61 @@ Value *Vectorizer::gatherBy32BitIndices(LoadInst &L, Type *VT, Value *Mask,
   return Result;
 }
 
+std::function<Value *(IRBuilder<> &)>
+Vectorizer::laneLoopRows(Value *Ptr, Type *ElemTy, Value *Mask, Value *Val,
+                         IRBuilder<> &B) {
+  if (!inRows())
+    return nullptr;
+  auto A = index32Address(Ptr, ElemTy, B, /*ForGathers=*/false);
+  // Within a row, X steps by a constant modulo 2^32, which is all the
+  // indices need: lane L's is its row's first plus the steps.
+  auto S = A ? strideOf(A->X) : std::nullopt;
+  if (!S || !S->Checks.empty())
+    return nullptr;
+  Value *Firsts = PoisonValue::get(vectorOf(B.getInt32Ty(), rows()));
+  for (unsigned Row = 0; Row < rows(); ++Row)
+    Firsts = B.CreateInsertElement(Firsts, scalarAt(A->X, Row * RowWidth, B),
+                                   uint64_t(Row));
+  Value *On = B.CreateZExt(Mask, vectorOf(B.getInt8Ty(), W));
+  const int64_t Step = S->Step;
+  const unsigned Shift = A->Shift, Rows = RowWidth;
+  Value *Base = A->Base;
+  return [=, this](IRBuilder<> &At) -> Value * {
+    // The lanes' values and bits in memory, read lane by lane.
+    IRBuilder<> Entry(&*F.getEntryBlock().getFirstInsertionPt());
+    AllocaInst *Lanes = Entry.CreateAlloca(vectorOf(ElemTy, W));
+    AllocaInst *Bits = Entry.CreateAlloca(vectorOf(At.getInt8Ty(), W));
+    At.CreateStore(On, Bits);
+    if (Val)
+      At.CreateStore(Val, Lanes);
+    Instruction *After = &*At.GetInsertPoint();
+    auto [Body, I] =
+        SplitBlockAndInsertSimpleForLoop(At.getInt32(W), &*At.GetInsertPoint());
+    IRBuilder<> L(Body);
+    Value *LaneOn = L.CreateICmpNE(
+        L.CreateLoad(L.getInt8Ty(), L.CreateGEP(L.getInt8Ty(), Bits, I)),
+        L.getInt8(0));
+    Instruction *Then = SplitBlockAndInsertIfThen(LaneOn, Body, false);
+    IRBuilder<> T(Then);
+    Value *X = T.CreateAdd(
+        T.CreateExtractElement(Firsts, T.CreateUDiv(I, T.getInt32(Rows))),
+        T.CreateMul(T.CreateURem(I, T.getInt32(Rows)),
+                    T.getInt32(uint32_t(Step))));
+    Value *P = T.CreateGEP(
+        T.getInt8Ty(), Base,
+        T.CreateShl(T.CreateZExt(X, T.getInt64Ty()), uint64_t(Shift)));
+    Value *Slot = T.CreateGEP(ElemTy, Lanes, I);
+    if (Val)
+      T.CreateStore(T.CreateLoad(ElemTy, Slot), P);
+    else
+      T.CreateStore(T.CreateLoad(ElemTy, P), Slot);
+    if (Val)
+      return nullptr;
+    At.SetInsertPoint(After);
+    return At.CreateLoad(vectorOf(ElemTy, W), Lanes);
+  };
+}
+
 /// Whether lanes a stride S apart access consecutive elements of Ty (once
 /// S's wrap checks hold).
 static bool consecutive(std::optional<LaneStride> S, Type *Ty,
@@ -555,6 +659,106 @@ static bool consecutive(std::optional<LaneStride> S, Type *Ty,
          static_cast<uint64_t>(S->Step) == DL.getTypeStoreSize(Ty);
 }
 
+Value *Vectorizer::rowMask(Value *Mask, unsigned Row, IRBuilder<> &B) {
+  if (!inRows())
+    return Mask;
+  SmallVector<int, 64> Lanes;
+  for (unsigned L = 0; L < RowWidth; ++L)
+    Lanes.push_back(int(Row * RowWidth + L));
+  return B.CreateShuffleVector(Mask, Lanes);
+}
+
+/// Keeps the instructions B made since Before (in B's block) in Parts.
+static void keepMade(IRBuilder<> &B, BasicBlock::iterator Before,
+                     SmallVectorImpl<Instruction *> &Parts) {
+  BasicBlock *BB = B.GetInsertBlock();
+  auto It = Before == BB->end() ? BB->begin() : std::next(Before);
+  for (; It != B.GetInsertPoint(); ++It)
+    Parts.push_back(&*It);
+}
+
+Value *Vectorizer::loadRows(Type *VT, Value *Ptr, Align A, Value *Mask,
+                            IRBuilder<> &B,
+                            SmallVectorImpl<Instruction *> &Parts) {
+  Type *Elem = cast<VectorType>(VT)->getElementType();
+  // A mask known all on (a lockstep group's whole blocks): plain accesses,
+  // less for the optimizer to fold.
+  auto Load = [&](Type *T, Value *P, Value *M) {
+    auto *C = dyn_cast<Constant>(M);
+    return C && C->isAllOnesValue()
+               ? static_cast<Instruction *>(B.CreateAlignedLoad(T, P, A))
+               : static_cast<Instruction *>(B.CreateMaskedLoad(T, P, A, M));
+  };
+  if (!inRows()) {
+    Instruction *L = Load(VT, scalarAt(Ptr, 0, B), Mask);
+    Parts.push_back(L);
+    return L;
+  }
+  // The rows' addresses and masks come first: only the loads and their
+  // concatenation are the access (a checked one runs them under its
+  // condition).
+  SmallVector<Value *, 16> Firsts, Masks, Rows;
+  for (unsigned Row = 0; Row < rows(); ++Row) {
+    Firsts.push_back(scalarAt(Ptr, Row * RowWidth, B));
+    Masks.push_back(rowMask(Mask, Row, B));
+  }
+  BasicBlock::iterator Before =
+      B.GetInsertPoint() == B.GetInsertBlock()->begin()
+          ? B.GetInsertBlock()->end()
+          : std::prev(B.GetInsertPoint());
+  for (unsigned Row = 0; Row < rows(); ++Row)
+    Rows.push_back(Load(vectorOf(Elem, RowWidth), Firsts[Row], Masks[Row]));
+  Value *R = concatenateVectors(B, Rows);
+  keepMade(B, Before, Parts);
+  return R;
+}
+
+void Vectorizer::storeRows(Value *Val, Value *Ptr, Align A, Value *Mask,
+                           IRBuilder<> &B,
+                           SmallVectorImpl<Instruction *> &Parts) {
+  auto Store = [&](Value *V, Value *P, Value *M) {
+    auto *C = dyn_cast<Constant>(M);
+    return C && C->isAllOnesValue()
+               ? static_cast<Instruction *>(B.CreateAlignedStore(V, P, A))
+               : static_cast<Instruction *>(B.CreateMaskedStore(V, P, A, M));
+  };
+  if (!inRows()) {
+    Parts.push_back(Store(Val, scalarAt(Ptr, 0, B), Mask));
+    return;
+  }
+  SmallVector<Value *, 16> Firsts, Masks, Vals;
+  for (unsigned Row = 0; Row < rows(); ++Row) {
+    Firsts.push_back(scalarAt(Ptr, Row * RowWidth, B));
+    Masks.push_back(rowMask(Mask, Row, B));
+    SmallVector<int, 64> Lanes;
+    for (unsigned L = 0; L < RowWidth; ++L)
+      Lanes.push_back(int(Row * RowWidth + L));
+    Vals.push_back(B.CreateShuffleVector(Val, Lanes));
+  }
+  for (unsigned Row = 0; Row < rows(); ++Row)
+    Parts.push_back(Store(Vals[Row], Firsts[Row], Masks[Row]));
+}
+
+Value *Vectorizer::loadRowSplats(LoadInst &L, Value *Mask, IRBuilder<> &B) {
+  Type *One = vectorOf(L.getType(), 1);
+  SmallVector<Value *, 16> Rows;
+  auto *AllOn = dyn_cast<Constant>(Mask);
+  for (unsigned Row = 0; Row < rows(); ++Row) {
+    // Read only where a lane of the row is on, as the scalar body would.
+    Value *P = scalarAt(L.getPointerOperand(), Row * RowWidth, B);
+    Value *V;
+    if (AllOn && AllOn->isAllOnesValue()) {
+      V = B.CreateAlignedLoad(L.getType(), P, L.getAlign());
+      V = B.CreateInsertElement(PoisonValue::get(One), V, uint64_t(0));
+    } else {
+      Value *Any = B.CreateOrReduce(rowMask(Mask, Row, B));
+      V = B.CreateMaskedLoad(One, P, L.getAlign(), B.CreateVectorSplat(1, Any));
+    }
+    Rows.push_back(B.CreateShuffleVector(V, SmallVector<int, 64>(RowWidth, 0)));
+  }
+  return concatenateVectors(B, Rows);
+}
+
 Error Vectorizer::widenLoad(LoadInst &L, IRBuilder<> &B) {
   if (!L.isSimple()) {
     ++Stats.LaneByLane;
@@ -562,9 +766,14 @@ Error Vectorizer::widenLoad(LoadInst &L, IRBuilder<> &B) {
     return Error::success();
   }
   Type *VT = vectorOf(L.getType(), W);
-  Value *Mask = maskOf(L.getParent());
+  Value *Mask = accessMask(L.getParent());
   Value *Ptrs = vec(L.getPointerOperand());
   auto S = strideOf(L.getPointerOperand());
+  if (inRows() && S && S->Step == 0 && S->Checks.empty()) {
+    ++Stats.Uniform;
+    Vec[&L] = loadRowSplats(L, Mask, B);
+    return Error::success();
+  }
   if (!consecutive(S, L.getType(), DL)) {
     ++Stats.GatherScatter;
     for (Loop *In = LI.getLoopFor(L.getParent()); In; In = In->getParentLoop())
@@ -578,34 +787,41 @@ Error Vectorizer::widenLoad(LoadInst &L, IRBuilder<> &B) {
       Vec[&L] = B.CreateMaskedGather(VT, Ptrs, L.getAlign(), Mask);
     return Error::success();
   }
-  Value *First = scalarAt(L.getPointerOperand(), 0, B);
-  if (isRegisterFile(L.getPointerOperand())) {
+  Value *Ptr = L.getPointerOperand();
+  SmallVector<Instruction *, 1> Parts;
+  if (isRegisterFile(Ptr)) {
     // Every lane's slot exists: no mask needed.
     ++Stats.RegisterFile;
-    Vec[&L] = B.CreateAlignedLoad(VT, First, L.getAlign());
+    Vec[&L] = B.CreateAlignedLoad(VT, scalarAt(Ptr, 0, B), L.getAlign());
     return Error::success();
   }
-  prefetchForLaterGroups(L, First, B);
-  Value *Cond = consecutiveHolds(L.getPointerOperand(), *S, Mask, B);
+  if (!inRows())
+    prefetchForLaterGroups(L, scalarAt(Ptr, 0, B), B);
+  Value *Cond = consecutiveHolds(Ptr, *S, Mask, L.getParent(), B);
   if (!Cond) {
     ++Stats.Consecutive;
-    Vec[&L] = B.CreateMaskedLoad(VT, First, L.getAlign(), Mask);
+    Vec[&L] = loadRows(VT, Ptr, L.getAlign(), Mask, B, Parts);
     return Error::success();
   }
   if (auto *C = dyn_cast<ConstantInt>(Cond)) { // Known either way.
     ++(C->isOne() ? Stats.Consecutive : Stats.GatherScatter);
-    Vec[&L] = C->isOne() ? B.CreateMaskedLoad(VT, First, L.getAlign(), Mask)
+    Vec[&L] = C->isOne() ? loadRows(VT, Ptr, L.getAlign(), Mask, B, Parts)
                          : B.CreateMaskedGather(VT, Ptrs, L.getAlign(), Mask);
     return Error::success();
   }
   ++Stats.Consecutive;
   ++Stats.Checked;
-  auto *Fast =
-      cast<Instruction>(B.CreateMaskedLoad(VT, First, L.getAlign(), Mask));
-  auto *Slow =
-      cast<Instruction>(B.CreateMaskedGather(VT, Ptrs, L.getAlign(), Mask));
-  CheckedAccesses.push_back({Cond, Fast, Slow});
-  Vec[&L] = Fast; // The merge replaces Fast's uses (guardLaneOps).
+  loadRows(VT, Ptr, L.getAlign(), Mask, B, Parts);
+  // Where lanes wrapped, a gather: by 32-bit indices where that applies
+  // (a 2-D group's vector of 64-bit addresses is most of its finalization).
+  SmallVector<Instruction *, 1> SlowParts;
+  BasicBlock::iterator Before = std::prev(B.GetInsertPoint());
+  auto SlowLoop = laneLoopRows(Ptr, L.getType(), Mask, nullptr, B);
+  if (!SlowLoop)
+    B.CreateMaskedGather(VT, Ptrs, L.getAlign(), Mask);
+  keepMade(B, Before, SlowParts);
+  CheckedAccesses.push_back({Cond, Parts, SlowParts, SlowLoop});
+  Vec[&L] = Parts.back(); // The merge replaces its uses (guardLaneOps).
   return Error::success();
 }
 
@@ -616,7 +832,7 @@ Error Vectorizer::widenStore(StoreInst &St, IRBuilder<> &B) {
     return Error::success();
   }
   Value *Val = vec(St.getValueOperand());
-  Value *Mask = maskOf(St.getParent());
+  Value *Mask = accessMask(St.getParent());
   Value *Ptrs = vec(St.getPointerOperand());
   auto S = strideOf(St.getPointerOperand());
   // Scatters store in lane order, so the last active lane's value is the
@@ -626,9 +842,11 @@ Error Vectorizer::widenStore(StoreInst &St, IRBuilder<> &B) {
     B.CreateMaskedScatter(Val, Ptrs, St.getAlign(), Mask);
     return Error::success();
   }
-  Value *First = scalarAt(St.getPointerOperand(), 0, B);
-  if (isRegisterFile(St.getPointerOperand())) {
+  Value *Ptr = St.getPointerOperand();
+  SmallVector<Instruction *, 1> Parts;
+  if (isRegisterFile(Ptr)) {
     ++Stats.RegisterFile;
+    Value *First = scalarAt(Ptr, 0, B);
     if (WholeWave.count(St.getParent()))
       // Lanes that are off have no work-item, or are past the row's end:
       // their slots are theirs alone and hold nothing live.
@@ -637,27 +855,31 @@ Error Vectorizer::widenStore(StoreInst &St, IRBuilder<> &B) {
       B.CreateMaskedStore(Val, First, St.getAlign(), Mask);
     return Error::success();
   }
-  Value *Cond = consecutiveHolds(St.getPointerOperand(), *S, Mask, B);
+  Value *Cond = consecutiveHolds(Ptr, *S, Mask, St.getParent(), B);
   if (!Cond) {
     ++Stats.Consecutive;
-    B.CreateMaskedStore(Val, First, St.getAlign(), Mask);
+    storeRows(Val, Ptr, St.getAlign(), Mask, B, Parts);
     return Error::success();
   }
   if (auto *C = dyn_cast<ConstantInt>(Cond)) { // Known either way.
     ++(C->isOne() ? Stats.Consecutive : Stats.GatherScatter);
     if (C->isOne())
-      B.CreateMaskedStore(Val, First, St.getAlign(), Mask);
+      storeRows(Val, Ptr, St.getAlign(), Mask, B, Parts);
     else
       B.CreateMaskedScatter(Val, Ptrs, St.getAlign(), Mask);
     return Error::success();
   }
   ++Stats.Consecutive;
   ++Stats.Checked;
-  auto *Fast =
-      cast<Instruction>(B.CreateMaskedStore(Val, First, St.getAlign(), Mask));
-  auto *Slow =
-      cast<Instruction>(B.CreateMaskedScatter(Val, Ptrs, St.getAlign(), Mask));
-  CheckedAccesses.push_back({Cond, Fast, Slow});
+  storeRows(Val, Ptr, St.getAlign(), Mask, B, Parts);
+  SmallVector<Instruction *, 1> SlowParts;
+  BasicBlock::iterator Before = std::prev(B.GetInsertPoint());
+  auto SlowLoop =
+      laneLoopRows(Ptr, St.getValueOperand()->getType(), Mask, Val, B);
+  if (!SlowLoop)
+    B.CreateMaskedScatter(Val, Ptrs, St.getAlign(), Mask);
+  keepMade(B, Before, SlowParts);
+  CheckedAccesses.push_back({Cond, Parts, SlowParts, SlowLoop});
   return Error::success();
 }
 
@@ -813,17 +1035,24 @@ Error Vectorizer::widen(Instruction &I) {
 void Vectorizer::guardLaneOps() {
   for (const CheckedAccess &A : CheckedAccesses) {
     Instruction *ThenT = nullptr, *ElseT = nullptr;
-    SplitBlockAndInsertIfThenElse(A.Cond, A.Fast->getIterator(), &ThenT,
-                                  &ElseT);
-    A.Fast->moveBefore(ThenT);
-    A.Slow->moveBefore(ElseT);
-    if (!A.Fast->getType()->isVoidTy()) {
+    SplitBlockAndInsertIfThenElse(A.Cond, A.FastParts.front()->getIterator(),
+                                  &ThenT, &ElseT);
+    for (Instruction *Part : A.FastParts)
+      Part->moveBefore(ThenT);
+    for (Instruction *Part : A.SlowParts)
+      Part->moveBefore(ElseT);
+    Instruction *Fast = A.fast();
+    Value *Slow = A.SlowParts.empty() ? nullptr : A.SlowParts.back();
+    if (A.SlowLoop) {
+      IRBuilder<> AtElse(ElseT);
+      Slow = A.SlowLoop(AtElse);
+    }
+    if (!Fast->getType()->isVoidTy()) {
       BasicBlock *Tail = ThenT->getSuccessor(0);
-      auto *Phi =
-          PHINode::Create(A.Fast->getType(), 2, "access", Tail->begin());
-      A.Fast->replaceAllUsesWith(Phi);
-      Phi->addIncoming(A.Fast, A.Fast->getParent());
-      Phi->addIncoming(A.Slow, A.Slow->getParent());
+      auto *Phi = PHINode::Create(Fast->getType(), 2, "access", Tail->begin());
+      Fast->replaceAllUsesWith(Phi);
+      Phi->addIncoming(Fast, Fast->getParent());
+      Phi->addIncoming(Slow, ElseT->getParent());
     }
   }
   for (const LaneOp &Op : LaneOps) {

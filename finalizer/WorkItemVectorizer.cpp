@@ -385,7 +385,12 @@ Error Vectorizer::run() {
 llvm::Expected<llvm::Function *>
 vectorizeWorkItemBody(llvm::Function &S, unsigned W,
                       const WorkItemStateLayout &State, VectorizeStats *Stats,
-                      WaveLayout Layout) {
+                      WaveLayout Layout, unsigned RowWidth) {
+  if (RowWidth &&
+      (Layout != WaveLayout::Rows || RowWidth > W || W % RowWidth != 0))
+    return llvm::createStringError(
+        "internal: rows of " + std::to_string(RowWidth) +
+        " lanes in a vector of " + std::to_string(W));
   llvm::Function *V = cloneWithMask(S, W);
   markLoadsRepeatedAcrossBarriers(*V);
   RegisterFileLayout File;
@@ -398,7 +403,7 @@ vectorizeWorkItemBody(llvm::Function &S, unsigned W,
     return E;
   }
   Vectorizer Vz(*V, W, State, std::move(RegisterStores), std::move(File),
-                Layout);
+                Layout, RowWidth ? RowWidth : W);
   if (llvm::Error E = Vz.run()) {
     V->eraseFromParent();
     return E;

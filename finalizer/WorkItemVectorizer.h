@@ -131,9 +131,15 @@ unsigned prefetchGroupsAhead();
 /// kernarg, ptr wi)` and is not changed. The active mask must have at least
 /// one lane set. The lanes are an HSAIL wavefront: the query::Wave*
 /// functions (cross-lane operations, wavebarrier) work across them.
+///
+/// RowWidth (Rows only; 0: W) below W makes the lanes W / RowWidth rows of
+/// a 2-D group in lockstep (LockstepGroups.h): lane L is the work-item
+/// (x + L mod RowWidth, y + L / RowWidth, z). Accesses whose lanes are
+/// consecutive within each row become one vector access per row.
 llvm::Expected<llvm::Function *> vectorizeWorkItemBody(
     llvm::Function &S, unsigned W, const WorkItemStateLayout &State,
-    VectorizeStats *Stats = nullptr, WaveLayout Layout = WaveLayout::Rows);
+    VectorizeStats *Stats = nullptr, WaveLayout Layout = WaveLayout::Rows,
+    unsigned RowWidth = 0);
 
 /// The registers vectorized body V keeps once for its group
 /// (WaveLayout::Rows): the work-group function copies each, after every

@@ -20,6 +20,7 @@
 #include <climits>
 #include <cstdlib>
 #include <numeric>
+#include <sys/mman.h>
 #include <utility>
 #include <vector>
 
@@ -306,7 +307,257 @@ TEST(LockstepGroupsTest, ShapeVariantKernelsMayLeaveTheirCodeForLater) {
   EXPECT_FALSE(Fixed->Code.Kernels[0].CodeDeferred);
 }
 
-TEST(LockstepGroupsTest, OnlyFixedWholeOneDimensionalGroupsRunInLockstep) {
+// The tiled matrix product of the benchmarks (16x16 groups, two barriers
+// per k-step in a loop whose trip count is the kernel argument n): a 2-D
+// group in lockstep, each tile row a vector access, A's tile elements
+// loaded once per row and B's rows once for all rows
+// (finalizer/LockstepGroups.h).
+TEST(LockstepGroupsTest, TwoDimensionalGroupsRunTheTiledProductInLockstep) {
+  const std::string Tiled = benchmarkKernel("sgemm_tiled.hsail");
+  ASSERT_FALSE(Tiled.empty());
+  constexpr uint32_t N = 48; // Three k-steps.
+  std::vector<float> A(N * N), B(N * N), C(N * N, -1.0f), Want(N * N, 0.0f);
+  // Small integers: every sum is exact, in any order.
+  for (uint32_t I = 0; I < N * N; ++I) {
+    A[I] = float((I * 5u) % 7u);
+    B[I] = float((I * 3u) % 5u);
+  }
+  for (uint32_t Row = 0; Row < N; ++Row)
+    for (uint32_t Col = 0; Col < N; ++Col)
+      for (uint32_t K = 0; K < N; ++K)
+        Want[Row * N + Col] += A[Row * N + K] * B[K * N + Col];
+  const DumpedFinalization D =
+      dumpFinalization(Tiled.c_str(), 0, fixedShape(16, true, 16));
+  auto P = finalizeText(Tiled, 0, fixedShape(16, true, 16));
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  struct {
+    float *A, *B, *C;
+    uint32_t N;
+  } Args{A.data(), B.data(), C.data(), N};
+  Grid Shape;
+  Shape.Dims = 2;
+  Shape.Size[0] = Shape.Size[1] = N;
+  Shape.WorkGroup[0] = Shape.WorkGroup[1] = 16;
+  runKernel(*P, "&sgemm_tiled", Shape, &Args);
+  EXPECT_EQ(C, Want);
+  // 256 work-items are 16 vectors where vectors have 16 lanes.
+  if (!vectorizing() || openhsa::finalizer::hostVectorWidth() < 16)
+    return;
+  EXPECT_NE(D.Report.find(Lockstep), std::string::npos) << D.Report;
+  EXPECT_NE(D.Report.find("256 work-items at once"), std::string::npos)
+      << D.Report;
+  EXPECT_NE(D.Report.find("0 gathers or scatters"), std::string::npos)
+      << D.Report;
+  // The k-loop stays a loop (its trip count is n), with the accumulators
+  // in registers across it: no region state machine.
+  EXPECT_EQ(D.Ir.find("resume"), std::string::npos) << D.Ir;
+  EXPECT_NE(D.Ir.find("phi <256 x float>"), std::string::npos) << D.Ir;
+}
+
+// A 2-D group in lockstep, rows of X = the vector width, exchanging values
+// through group memory: each work-item adds the value of the work-item
+// mirrored across the group (a gather from group memory) and 1000 times
+// the first value of its own row (one load per row). Every work-item
+// reads and writes its output once (a second run would add again).
+const char *Mirror = R"(module &mirror_module:1:0:$full:$large:$default;
+prog kernel &mirror(kernarg_u64 %in, kernarg_u64 %out)
+{
+	group_u32 %t[1024];
+	workitemid_u32	$s0, 0;
+	workitemid_u32	$s1, 1;
+	workitemabsid_u32	$s2, 0;
+	workitemabsid_u32	$s3, 1;
+	workgroupsize_u32	$s4, 0;
+	workgroupsize_u32	$s5, 1;
+	gridsize_u32	$s6, 0;
+	mad_u32	$s7, $s3, $s6, $s2;
+	cvt_u64_u32	$d0, $s7;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_u64	$d1, [%in];
+	add_u64	$d1, $d1, $d0;
+	ld_global_u32	$s8, [$d1];
+	mad_u32	$s9, $s1, $s4, $s0;
+	shl_u32	$s9, $s9, 2;
+	st_group_u32	$s8, [%t][$s9];
+	barrier;
+	sub_u32	$s10, $s5, 1;
+	sub_u32	$s10, $s10, $s1;
+	sub_u32	$s11, $s4, 1;
+	sub_u32	$s11, $s11, $s0;
+	mad_u32	$s10, $s10, $s4, $s11;
+	shl_u32	$s10, $s10, 2;
+	ld_group_u32	$s12, [%t][$s10];
+	mul_u32	$s13, $s1, $s4;
+	shl_u32	$s13, $s13, 2;
+	ld_group_u32	$s14, [%t][$s13];
+	mul_u32	$s14, $s14, 1000;
+	add_u32	$s12, $s12, $s14;
+	ld_kernarg_u64	$d2, [%out];
+	add_u64	$d2, $d2, $d0;
+	ld_global_u32	$s15, [$d2];
+	add_u32	$s15, $s15, $s12;
+	st_global_u32	$s15, [$d2];
+	ret;
+};
+)";
+
+TEST(LockstepGroupsTest, TwoDimensionalGroupsExchangeThroughGroupMemory) {
+  const uint32_t X = openhsa::finalizer::hostVectorWidth() > 1
+                         ? openhsa::finalizer::hostVectorWidth()
+                         : 4;
+  for (uint32_t Y : {2u, 4u, 16u}) {
+    const uint32_t Width = 3 * X, Height = 2 * Y;
+    std::vector<uint32_t> In(Width * Height), Out(Width * Height, 7);
+    std::iota(In.begin(), In.end(), 1u);
+    std::vector<uint32_t> Want(Out);
+    for (uint32_t Row = 0; Row < Height; ++Row)
+      for (uint32_t Col = 0; Col < Width; ++Col) {
+        const uint32_t Row0 = Row / Y * Y, Col0 = Col / X * X;
+        const uint32_t MRow = Row0 + Y - 1 - (Row - Row0);
+        const uint32_t MCol = Col0 + X - 1 - (Col - Col0);
+        Want[Row * Width + Col] +=
+            In[MRow * Width + MCol] + 1000 * In[Row * Width + Col0];
+      }
+    auto P = finalizeText(Mirror, 0, fixedShape(X, true, Y));
+    ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+    struct {
+      uint32_t *In, *Out;
+    } Args{In.data(), Out.data()};
+    Grid Shape;
+    Shape.Dims = 2;
+    Shape.Size[0] = Width;
+    Shape.Size[1] = Height;
+    Shape.WorkGroup[0] = X;
+    Shape.WorkGroup[1] = Y;
+    runKernel(*P, "&mirror", Shape, &Args);
+    EXPECT_EQ(Out, Want) << "groups of " << X << "x" << Y;
+    if (vectorizing() && X * Y <= widestGroup()) {
+      const std::string Report =
+          dumpFinalization(Mirror, 0, fixedShape(X, true, Y)).Report;
+      EXPECT_NE(Report.find(Lockstep), std::string::npos) << Report;
+    }
+  }
+}
+
+// A 1-D group in lockstep of three vectors (not a power of two): the
+// work-group function calls the group's vector once, so every work-item
+// runs once.
+TEST(LockstepGroupsTest, GroupsOfThreeVectorsRunEachWorkItemOnce) {
+  const uint32_t W = openhsa::finalizer::hostVectorWidth() > 1
+                         ? openhsa::finalizer::hostVectorWidth()
+                         : 4;
+  const uint32_t Group = 3 * W, Width = 5 * Group;
+  std::vector<uint32_t> In(Width), Out(Width, 7);
+  std::iota(In.begin(), In.end(), 1u);
+  std::vector<uint32_t> Want(Out);
+  for (uint32_t I = 0; I < Width; ++I) {
+    const uint32_t G0 = I / Group * Group;
+    Want[I] += In[G0 + Group - 1 - (I - G0)] + 1000 * In[G0];
+  }
+  auto P = finalizeText(Mirror, 0, fixedShape(Group, true));
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  struct {
+    uint32_t *In, *Out;
+  } Args{In.data(), Out.data()};
+  Grid Shape;
+  Shape.Size[0] = Width;
+  Shape.WorkGroup[0] = Group;
+  runKernel(*P, "&mirror", Shape, &Args);
+  EXPECT_EQ(Out, Want);
+  if (vectorizing()) {
+    const std::string Report =
+        dumpFinalization(Mirror, 0, fixedShape(Group, true)).Report;
+    EXPECT_NE(Report.find(Lockstep), std::string::npos) << Report;
+  }
+}
+
+// A 2-D group in lockstep whose 32-bit element index wraps within a row:
+// each work-item adds 1 to data[(row * width + col + off) mod 2^32], with
+// off just below 2^32. Its rows' vector accesses would be wrong there; the
+// run-time check sends the group to the lane-by-lane path, which keeps
+// HSAIL's wrapped index. The data spans 16 GiB of address space, of which
+// only the two ends are mapped.
+const char *WrappedRows = R"(module &wrap_module:1:0:$full:$large:$default;
+prog kernel &wrapped(kernarg_u64 %data, kernarg_u32 %off)
+{
+	group_u32 %t[1];
+	workitemabsid_u32	$s0, 0;
+	workitemabsid_u32	$s1, 1;
+	gridsize_u32	$s2, 0;
+	mad_u32	$s3, $s1, $s2, $s0;
+	ld_kernarg_u32	$s4, [%off];
+	add_u32	$s3, $s3, $s4;
+	cvt_u64_u32	$d0, $s3;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_u64	$d1, [%data];
+	add_u64	$d1, $d1, $d0;
+	ld_global_u32	$s5, [$d1];
+	barrier;
+	add_u32	$s5, $s5, 1;
+	st_global_u32	$s5, [$d1];
+	ret;
+};
+)";
+
+TEST(LockstepGroupsTest, RowsWhoseIndexWrapsRunLaneByLane) {
+  constexpr uint64_t Span = (uint64_t(1) << 34) + (uint64_t(1) << 16);
+  void *Region = mmap(nullptr, Span, PROT_NONE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (Region == MAP_FAILED)
+    GTEST_SKIP() << "no 16 GiB of address space";
+  auto *Data = static_cast<uint32_t *>(Region);
+  constexpr uint64_t Window = 1u << 16; // Bytes mapped at each end.
+  uint32_t *High = Data + ((uint64_t(1) << 32) - Window / 4);
+  ASSERT_EQ(mprotect(Data, Window, PROT_READ | PROT_WRITE), 0);
+  ASSERT_EQ(mprotect(High, Window, PROT_READ | PROT_WRITE), 0);
+  const uint32_t X = openhsa::finalizer::hostVectorWidth() > 1
+                         ? openhsa::finalizer::hostVectorWidth()
+                         : 4;
+  const uint32_t Y = 4, Width = 2 * X, Height = 2 * Y;
+  auto Index = [&](uint32_t Row, uint32_t Col, uint32_t Off) {
+    return uint32_t(Row * Width + Col + Off); // Wraps as HSAIL's add_u32.
+  };
+  // Row 0 wraps after 3 lanes; so does every row past it by the width.
+  const uint32_t Off = 0u - 3u;
+  for (uint64_t I = 0; I < Window / 4; ++I) {
+    Data[I] = uint32_t(I * 3);
+    High[I] = uint32_t(I * 5 + 1);
+  }
+  auto At = [&](uint32_t I) -> uint32_t & {
+    return I < Window / 4 ? Data[I]
+                          : High[I - ((uint64_t(1) << 32) - Window / 4)];
+  };
+  std::vector<uint32_t> Want(Width * Height);
+  for (uint32_t Row = 0; Row < Height; ++Row)
+    for (uint32_t Col = 0; Col < Width; ++Col)
+      Want[Row * Width + Col] = At(Index(Row, Col, Off)) + 1;
+  auto P = finalizeText(WrappedRows, 0, fixedShape(X, true, Y));
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  struct {
+    uint32_t *Data;
+    uint32_t Off;
+  } Args{Data, Off};
+  Grid Shape;
+  Shape.Dims = 2;
+  Shape.Size[0] = Width;
+  Shape.Size[1] = Height;
+  Shape.WorkGroup[0] = X;
+  Shape.WorkGroup[1] = Y;
+  runKernel(*P, "&wrapped", Shape, &Args);
+  for (uint32_t Row = 0; Row < Height; ++Row)
+    for (uint32_t Col = 0; Col < Width; ++Col)
+      EXPECT_EQ(At(Index(Row, Col, Off)), Want[Row * Width + Col])
+          << "row " << Row << ", column " << Col;
+  if (vectorizing() && X * Y <= widestGroup()) {
+    const std::string Report =
+        dumpFinalization(WrappedRows, 0, fixedShape(X, true, Y)).Report;
+    EXPECT_NE(Report.find(Lockstep), std::string::npos) << Report;
+    EXPECT_NE(Report.find("(2 checked)"), std::string::npos) << Report;
+  }
+  munmap(Region, Span);
+}
+
+TEST(LockstepGroupsTest, OnlyFixedWholeGroupsOfWholeVectorRowsRunInLockstep) {
   if (!vectorizing())
     GTEST_SKIP() << "lockstep groups are vectorized";
   const std::string Reduce = benchmarkKernel("reduction.hsail");
@@ -319,8 +570,12 @@ TEST(LockstepGroupsTest, OnlyFixedWholeOneDimensionalGroupsRunInLockstep) {
   // Partial groups are possible.
   EXPECT_EQ(ReportFor(fixedShape(Group, false)).find(Lockstep),
             std::string::npos);
-  // Two dimensions.
-  EXPECT_EQ(ReportFor(fixedShape(Group / 2, true, 2)).find(Lockstep),
+  // Two dimensions: rows of whole vectors run in lockstep, narrower rows
+  // do not.
+  EXPECT_NE(ReportFor(fixedShape(Group / 2, true, 2)).find(Lockstep),
+            std::string::npos);
+  const uint32_t W = openhsa::finalizer::hostVectorWidth();
+  EXPECT_EQ(ReportFor(fixedShape(W / 2, true, 4)).find(Lockstep),
             std::string::npos);
   // Wider than the vector registers hold.
   EXPECT_EQ(ReportFor(fixedShape(2 * Group, true)).find(Lockstep),
