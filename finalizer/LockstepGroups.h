@@ -3,17 +3,21 @@
 // A kernel with barriers normally runs region by region: every wave of the
 // group runs to the next barrier, then every wave resumes after it, through
 // a state machine whose registers live in memory between regions
-// (CpuTarget.cpp). Where the kernel's control directives fix a small 1-D
-// group shape with whole groups (FixedGroupShape.h), the whole group can
-// instead be one vector of work-items in lockstep: the work-item vectorizer
-// runs at the group's width, and a barrier needs no code at all, since
+// (CpuTarget.cpp). Where the kernel's control directives fix a small group
+// shape with whole groups (FixedGroupShape.h), 1-D or 2-D with rows of
+// whole vectors, the whole group can instead be one vector of work-items
+// in lockstep, its rows one after the other: the work-item vectorizer
+// runs at the group's width (an access consecutive along rows is one
+// vector access per row), and a barrier needs no code at all, since
 // every lane has finished each instruction before any lane starts the next
 // (the PRM's barrier semantics, 6.2 and 9.1, are those of wavebarrier for
 // a wavefront that is the group). The kernel is then an ordinary function:
 // its barrier loops are loops, its registers SSA values, and with the
 // shape's constants LLVM can unroll the loops and keep the values that
 // lanes exchange through group memory in registers
-// (ForwardVectorStores.h).
+// (ForwardVectorStores.h). A loop whose group memory accesses are at the
+// same addresses in every iteration stays a loop (the tiled matrix
+// product's k-steps): its exchanges are plain vector accesses.
 //
 // The HSAIL wavefront stays the agent's (WAVESIZE, the cross-lane
 // operations): kernels that use the wavefront are not run this way.
@@ -46,7 +50,9 @@ inline constexpr unsigned LockstepUnrolledMax = 16384;
 bool shapeVariantCandidate(const LoweredKernel &K, unsigned Width);
 
 /// The width at which kernel K (lowered as usual, its symbol's directives
-/// applied) runs as a lockstep group, or 0 where it runs region by region.
+/// applied) runs as a lockstep group (all of the group's work-items: X * Y
+/// for a 2-D group, whose rows of X are whole vectors of the kernel's
+/// width), or 0 where it runs region by region.
 /// Width is the vector width the finalizer was asked for (0: its own
 /// choice); lockstep groups only where it chooses.
 unsigned lockstepGroupWidth(const LoweredKernel &K, unsigned Width);
@@ -55,7 +61,9 @@ unsigned lockstepGroupWidth(const LoweredKernel &K, unsigned Width);
 /// directives applied) as a lockstep group of Vectors vectors would gain
 /// nothing, or an empty string. Each loop with group barriers (which the
 /// vectorizer asks LLVM to unroll in full) must have a constant trip count
-/// once the shape's queries are constants, and must stay small unrolled.
+/// once the shape's queries are constants, and must stay small unrolled,
+/// unless its group memory accesses are at the same addresses in every
+/// iteration.
 /// Where one does not, lanes would exchange values through group memory at
 /// offsets that are not constants, each access a vector as wide as the
 /// group with all its parts masked: five times slower than region by
