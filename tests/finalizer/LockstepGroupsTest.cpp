@@ -364,8 +364,10 @@ TEST(LockstepGroupsTest, TwoDimensionalGroupsRunTheTiledProductInLockstep) {
 // through group memory: each work-item adds the value of the work-item
 // mirrored across the group (a gather from group memory) and 1000 times
 // the first value of its own row (one load per row), kept across a
-// barrier in a private array indexed by its Y id. Every work-item reads
-// and writes its output once (a second run would add again).
+// barrier in a private array indexed by its Y id, and 10^8 where its X id
+// is below its Y id (lanes of a row diverge, differently in each row).
+// Every work-item reads and writes its output once (a second run would
+// add again).
 const char *Mirror = R"(module &mirror_module:1:0:$full:$large:$default;
 prog kernel &mirror(kernarg_u64 %in, kernarg_u64 %out)
 {
@@ -409,16 +411,21 @@ prog kernel &mirror(kernarg_u64 %in, kernarg_u64 %out)
 	add_u64	$d2, $d2, $d0;
 	ld_global_u32	$s15, [$d2];
 	add_u32	$s15, $s15, $s12;
+	cmp_ge_b1_u32	$c0, $s0, $s1;
+	cbr_b1	$c0, @store;
+	add_u32	$s15, $s15, 100000000;
+@store:
 	st_global_u32	$s15, [$d2];
 	ret;
 };
 )";
 
 TEST(LockstepGroupsTest, TwoDimensionalGroupsExchangeThroughGroupMemory) {
-  const uint32_t X = openhsa::finalizer::hostVectorWidth() > 1
+  const uint32_t W = openhsa::finalizer::hostVectorWidth() > 1
                          ? openhsa::finalizer::hostVectorWidth()
                          : 4;
-  for (uint32_t Y : {2u, 4u, 16u}) {
+  for (auto [X, Y] : {std::pair{W, 2u}, std::pair{W, 4u}, std::pair{W, 16u},
+                      std::pair{2 * W, 2u}, std::pair{2 * W, 8u}}) {
     const uint32_t Width = 3 * X, Height = 2 * Y;
     std::vector<uint32_t> In(Width * Height), Out(Width * Height, 7);
     std::iota(In.begin(), In.end(), 1u);
@@ -428,8 +435,9 @@ TEST(LockstepGroupsTest, TwoDimensionalGroupsExchangeThroughGroupMemory) {
         const uint32_t Row0 = Row / Y * Y, Col0 = Col / X * X;
         const uint32_t MRow = Row0 + Y - 1 - (Row - Row0);
         const uint32_t MCol = Col0 + X - 1 - (Col - Col0);
-        Want[Row * Width + Col] +=
-            In[MRow * Width + MCol] + 1000 * In[Row * Width + Col0];
+        Want[Row * Width + Col] += In[MRow * Width + MCol] +
+                                   1000 * In[Row * Width + Col0] +
+                                   (Col - Col0 < Row - Row0 ? 100000000u : 0u);
       }
     auto P = finalizeText(Mirror, 0, fixedShape(X, true, Y));
     ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
