@@ -460,6 +460,95 @@ TEST(LockstepGroupsTest, TwoDimensionalGroupsExchangeThroughGroupMemory) {
   }
 }
 
+// A 2-D group in lockstep with a bounds check on both ids and no loop:
+// work-item (x, y) puts in[y][x] (0 past the bounds nx, ny) in group
+// memory, and after a barrier writes what its row's mirrored work-item
+// put. The check's mask differs from row to row: each row's load is
+// masked with its own lanes. (GroupBoundsChecks.h takes one comparison,
+// not this conjunction: no copy without the masks.)
+const char *Clipped = R"(module &clip_module:1:0:$full:$large:$default;
+prog kernel &clipped(kernarg_u64 %in, kernarg_u64 %out, kernarg_u32 %nx,
+                     kernarg_u32 %ny)
+{
+	group_u32 %t[1024];
+	workitemabsid_u32	$s0, 0;
+	workitemabsid_u32	$s1, 1;
+	gridsize_u32	$s4, 0;
+	workitemid_u32	$s5, 0;
+	workitemid_u32	$s6, 1;
+	workgroupsize_u32	$s7, 0;
+	mad_u32	$s8, $s6, $s7, $s5;
+	shl_u32	$s8, $s8, 2;
+	mad_u32	$s11, $s1, $s4, $s0;
+	cvt_u64_u32	$d0, $s11;
+	shl_u64	$d0, $d0, 2;
+	mov_b32	$s9, 0;
+	ld_kernarg_u32	$s2, [%nx];
+	ld_kernarg_u32	$s3, [%ny];
+	cmp_lt_b1_u32	$c0, $s0, $s2;
+	cmp_lt_b1_u32	$c1, $s1, $s3;
+	and_b1	$c2, $c0, $c1;
+	cbr_b1	$c2, @load;
+	br	@stash;
+@load:
+	ld_kernarg_u64	$d1, [%in];
+	add_u64	$d1, $d1, $d0;
+	ld_global_u32	$s9, [$d1];
+@stash:
+	st_group_u32	$s9, [%t][$s8];
+	barrier;
+	sub_u32	$s10, $s7, 1;
+	sub_u32	$s10, $s10, $s5;
+	mad_u32	$s10, $s6, $s7, $s10;
+	shl_u32	$s10, $s10, 2;
+	ld_group_u32	$s12, [%t][$s10];
+	ld_kernarg_u64	$d2, [%out];
+	add_u64	$d2, $d2, $d0;
+	st_global_u32	$s12, [$d2];
+	ret;
+};
+)";
+
+TEST(LockstepGroupsTest, TwoDimensionalGroupsCheckBoundsOnBothIds) {
+  const uint32_t X = openhsa::finalizer::hostVectorWidth() > 1
+                         ? openhsa::finalizer::hostVectorWidth()
+                         : 4;
+  constexpr uint32_t Y = 4;
+  const uint32_t Width = 3 * X, Height = 3 * Y;
+  std::vector<uint32_t> In(Width * Height);
+  std::iota(In.begin(), In.end(), 1u);
+  auto P = finalizeText(Clipped, 0, fixedShape(X, true, Y));
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  for (auto [Nx, Ny] :
+       {std::pair{Width, Height}, std::pair{X + 3, 2 * Y + 1},
+        std::pair{2 * X, Y}, std::pair{0u, Height}, std::pair{~0u, ~0u}}) {
+    std::vector<uint32_t> Out(Width * Height, 7), Want(Width * Height);
+    for (uint32_t Row = 0; Row < Height; ++Row)
+      for (uint32_t Col = 0; Col < Width; ++Col) {
+        const uint32_t From = Col / X * X + X - 1 - Col % X;
+        Want[Row * Width + Col] =
+            From < Nx && Row < Ny ? In[Row * Width + From] : 0;
+      }
+    struct {
+      uint32_t *In, *Out;
+      uint32_t Nx, Ny;
+    } Args{In.data(), Out.data(), Nx, Ny};
+    Grid Shape;
+    Shape.Dims = 2;
+    Shape.Size[0] = Width;
+    Shape.Size[1] = Height;
+    Shape.WorkGroup[0] = X;
+    Shape.WorkGroup[1] = Y;
+    runKernel(*P, "&clipped", Shape, &Args);
+    EXPECT_EQ(Out, Want) << "bounds " << Nx << " x " << Ny;
+  }
+  if (vectorizing() && X * Y <= widestGroup()) {
+    const std::string Report =
+        dumpFinalization(Clipped, 0, fixedShape(X, true, Y)).Report;
+    EXPECT_NE(Report.find(Lockstep), std::string::npos) << Report;
+  }
+}
+
 // A 1-D group in lockstep of three vectors (not a power of two): the
 // work-group function calls the group's vector once, so every work-item
 // runs once.
