@@ -62,6 +62,27 @@ bool vectorizing() {
          !(V && std::string(V) == "0");
 }
 
+/// A 2-D grid of Width x Height work-items in groups of X x Y.
+Grid grid2D(uint32_t Width, uint32_t Height, uint32_t X, uint32_t Y) {
+  Grid G;
+  G.Dims = 2;
+  G.Size[0] = Width;
+  G.Size[1] = Height;
+  G.WorkGroup[0] = X;
+  G.WorkGroup[1] = Y;
+  return G;
+}
+
+/// Where this run vectorizes and the group fits a lockstep group, checks
+/// that Source finalized for fixed whole groups of X x Y runs them so.
+void expectLockstep(const char *Source, uint32_t X, uint32_t Y = 1) {
+  if (!vectorizing() || X * Y > widestGroup())
+    return;
+  const std::string Report =
+      dumpFinalization(Source, 0, fixedShape(X, true, Y)).Report;
+  EXPECT_NE(Report.find(Lockstep), std::string::npos) << Report;
+}
+
 std::vector<float> reductionInput(uint32_t N) {
   // Multiples of 1/4 below 4: every partial sum is exact in float.
   std::vector<float> In(N);
@@ -339,11 +360,7 @@ TEST(LockstepGroupsTest, TwoDimensionalGroupsRunTheTiledProductInLockstep) {
     float *A, *B, *C;
     uint32_t N;
   } Args{A.data(), B.data(), C.data(), N};
-  Grid Shape;
-  Shape.Dims = 2;
-  Shape.Size[0] = Shape.Size[1] = N;
-  Shape.WorkGroup[0] = Shape.WorkGroup[1] = 16;
-  runKernel(*P, "&sgemm_tiled", Shape, &Args);
+  runKernel(*P, "&sgemm_tiled", grid2D(N, N, 16, 16), &Args);
   EXPECT_EQ(C, Want);
   // Rows of 16 are whole vectors, and 256 work-items at most 16 of them,
   // where vectors have 16 lanes.
@@ -444,19 +461,9 @@ TEST(LockstepGroupsTest, TwoDimensionalGroupsExchangeThroughGroupMemory) {
     struct {
       uint32_t *In, *Out;
     } Args{In.data(), Out.data()};
-    Grid Shape;
-    Shape.Dims = 2;
-    Shape.Size[0] = Width;
-    Shape.Size[1] = Height;
-    Shape.WorkGroup[0] = X;
-    Shape.WorkGroup[1] = Y;
-    runKernel(*P, "&mirror", Shape, &Args);
+    runKernel(*P, "&mirror", grid2D(Width, Height, X, Y), &Args);
     EXPECT_EQ(Out, Want) << "groups of " << X << "x" << Y;
-    if (vectorizing() && X * Y <= widestGroup()) {
-      const std::string Report =
-          dumpFinalization(Mirror, 0, fixedShape(X, true, Y)).Report;
-      EXPECT_NE(Report.find(Lockstep), std::string::npos) << Report;
-    }
+    expectLockstep(Mirror, X, Y);
   }
 }
 
@@ -533,20 +540,10 @@ TEST(LockstepGroupsTest, TwoDimensionalGroupsCheckBoundsOnBothIds) {
       uint32_t *In, *Out;
       uint32_t Nx, Ny;
     } Args{In.data(), Out.data(), Nx, Ny};
-    Grid Shape;
-    Shape.Dims = 2;
-    Shape.Size[0] = Width;
-    Shape.Size[1] = Height;
-    Shape.WorkGroup[0] = X;
-    Shape.WorkGroup[1] = Y;
-    runKernel(*P, "&clipped", Shape, &Args);
+    runKernel(*P, "&clipped", grid2D(Width, Height, X, Y), &Args);
     EXPECT_EQ(Out, Want) << "bounds " << Nx << " x " << Ny;
   }
-  if (vectorizing() && X * Y <= widestGroup()) {
-    const std::string Report =
-        dumpFinalization(Clipped, 0, fixedShape(X, true, Y)).Report;
-    EXPECT_NE(Report.find(Lockstep), std::string::npos) << Report;
-  }
+  expectLockstep(Clipped, X, Y);
 }
 
 // A 1-D group in lockstep of three vectors (not a power of two): the
@@ -574,11 +571,7 @@ TEST(LockstepGroupsTest, GroupsOfThreeVectorsRunEachWorkItemOnce) {
   Shape.WorkGroup[0] = Group;
   runKernel(*P, "&mirror", Shape, &Args);
   EXPECT_EQ(Out, Want);
-  if (vectorizing()) {
-    const std::string Report =
-        dumpFinalization(Mirror, 0, fixedShape(Group, true)).Report;
-    EXPECT_NE(Report.find(Lockstep), std::string::npos) << Report;
-  }
+  expectLockstep(Mirror, Group);
 }
 
 // A 2-D group in lockstep whose 32-bit element index wraps within a row:
@@ -647,13 +640,7 @@ TEST(LockstepGroupsTest, RowsWhoseIndexWrapsRunLaneByLane) {
     uint32_t *Data;
     uint32_t Off;
   } Args{Data, Off};
-  Grid Shape;
-  Shape.Dims = 2;
-  Shape.Size[0] = Width;
-  Shape.Size[1] = Height;
-  Shape.WorkGroup[0] = X;
-  Shape.WorkGroup[1] = Y;
-  runKernel(*P, "&wrapped", Shape, &Args);
+  runKernel(*P, "&wrapped", grid2D(Width, Height, X, Y), &Args);
   for (uint32_t Row = 0; Row < Height; ++Row)
     for (uint32_t Col = 0; Col < Width; ++Col)
       EXPECT_EQ(At(Index(Row, Col, Off)), Want[Row * Width + Col])
