@@ -2,6 +2,7 @@
 #include "finalizer/JitLoader.h"
 
 #include "finalizer/Codegen.h"
+#include "finalizer/LaneRowsAccess.h"
 #include "finalizer/ObjectCheck.h"
 #include "finalizer/PerfMap.h"
 #include "finalizer/RuntimeHelpers.h"
@@ -147,6 +148,10 @@ LoadedObject::load(const CodeObject &CO,
       Symbols[ES.intern((*J)->mangle(Name))] = {
           llvm::orc::ExecutorAddr::fromPtr(Addr),
           llvm::JITSymbolFlags::Exported};
+  // The finalizer's own helper, in every code object's reach.
+  Symbols[ES.intern((*J)->mangle(LaneRowsAccessSymbol))] = {
+      llvm::orc::ExecutorAddr::fromPtr(&__openhsa_lane_rows),
+      llvm::JITSymbolFlags::Exported};
   for (const RuntimeHelper &H : registeredRuntimeHelpers())
     Symbols[ES.intern((*J)->mangle(H.Name))] = {
         llvm::orc::ExecutorAddr::fromPtr(H.Address),

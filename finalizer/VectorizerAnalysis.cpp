@@ -6,8 +6,12 @@
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/GetElementPtrTypeIterator.h"
 #include "llvm/IR/InstIterator.h"
+#include "llvm/IR/PatternMatch.h"
 
 namespace openhsa::finalizer::vectorizer {
+
+using llvm::PatternMatch::m_AllOnes;
+using llvm::PatternMatch::match;
 
 //===----------------------------------------------------------------------===//
 // Analysis
@@ -230,6 +234,20 @@ std::optional<LaneStride> Vectorizer::strideOf(Value *V) {
         if (auto S = strideOf(I->getOperand(K)); S && S->Step == 0)
           R = S;
     }
+    // Two factors each the same in every lane of a row (the Y id squared).
+    if (!R)
+      if (auto SA = strideOf(I->getOperand(0)), SB = strideOf(I->getOperand(1));
+          SA && SB && SA->Step == 0 && SB->Step == 0) {
+        SA->Checks.append(SB->Checks.begin(), SB->Checks.end());
+        R = SA;
+      }
+  } else if (I && I->getOpcode() == Instruction::Xor &&
+             (match(I->getOperand(1), m_AllOnes()) ||
+              match(I->getOperand(0), m_AllOnes()))) {
+    // ~v = -v - 1 (how (h - 1) - y comes out of the lowering's folds).
+    R = Scaled(
+        strideOf(I->getOperand(match(I->getOperand(1), m_AllOnes()) ? 0 : 1)),
+        -1);
   } else if (I && I->getOpcode() == Instruction::Shl) {
     if (auto *C = dyn_cast<ConstantInt>(I->getOperand(1));
         C && C->getZExtValue() < 32)
@@ -375,9 +393,145 @@ Value *Vectorizer::noWrap(const LaneStride &S, unsigned Row, IRBuilder<> &B) {
   return All;
 }
 
+Value *Vectorizer::rowDelta(Value *V, IRBuilder<> &B) {
+  auto *T = dyn_cast<IntegerType>(V->getType());
+  if (!T)
+    return nullptr;
+  if (!isVarying(V))
+    return ConstantInt::get(T, 0);
+  auto IsZero = [](Value *X) {
+    auto *C = dyn_cast<Constant>(X);
+    return C && C->isNullValue();
+  };
+  auto *I = dyn_cast<Instruction>(V);
+  if (!I)
+    return nullptr;
+  if (auto *CI = dyn_cast<CallInst>(I)) {
+    // As scalarAt has it: a row's lanes have its Y id, each row one more.
+    if (Layout == WaveLayout::Rows && inRows() &&
+        isQuery(CI->getCalledFunction(), query::WorkItemId))
+      if (auto *D = dyn_cast<ConstantInt>(CI->getArgOperand(1));
+          D && (D->isZero() || D->isOne()))
+        return ConstantInt::get(T, D->isOne() ? 1 : 0);
+    return nullptr;
+  }
+  if (auto *BO = dyn_cast<BinaryOperator>(I)) {
+    Value *L = BO->getOperand(0), *R = BO->getOperand(1);
+    Value *DL = rowDelta(L, B);
+    Value *DR = DL ? rowDelta(R, B) : nullptr;
+    if (!DR)
+      return nullptr;
+    if (IsZero(DL) && IsZero(DR)) // The same in every row's first lane.
+      return DL;
+    switch (BO->getOpcode()) {
+    case Instruction::Add:
+      return IsZero(DL) ? DR : IsZero(DR) ? DL : B.CreateAdd(DL, DR);
+    case Instruction::Sub:
+      return IsZero(DR) ? DL : B.CreateSub(DL, DR);
+    case Instruction::Mul:
+      // (v + d) * u = v * u + d * u for u the same in every lane.
+      if (!isVarying(R))
+        return B.CreateMul(DL, R);
+      if (!isVarying(L))
+        return B.CreateMul(DR, L);
+      return nullptr;
+    case Instruction::Shl:
+      return isVarying(R) ? nullptr : B.CreateShl(DL, R);
+    case Instruction::Xor: // ~v = -v - 1.
+      if (match(R, m_AllOnes()))
+        return B.CreateNeg(DL);
+      if (match(L, m_AllOnes()))
+        return B.CreateNeg(DR);
+      return nullptr;
+    default:
+      return nullptr;
+    }
+  }
+  if (auto *C = dyn_cast<CastInst>(I)) {
+    Value *D = rowDelta(C->getOperand(0), B);
+    if (!D)
+      return nullptr;
+    if (isa<TruncInst>(C)) // Linear modulo the narrower width too.
+      return B.CreateTrunc(D, T);
+    // An extension is linear only of a value the same in every row.
+    return (isa<ZExtInst>(C) || isa<SExtInst>(C)) && IsZero(D)
+               ? ConstantInt::get(T, 0)
+               : nullptr;
+  }
+  // An induction whose every start is a constant delta away row to row
+  // (the tiled sgemm's offsets into its tiles): that delta, as long as
+  // each step adds the same amount in every lane.
+  if (auto *P = dyn_cast<PHINode>(I); P && !mergesLanes(*P)) {
+    if (!RowDeltaPhis.insert(P).second)
+      return nullptr;
+    Constant *Common = nullptr;
+    bool Known = true;
+    for (Value *In : P->incoming_values()) {
+      if (stepsFrom(In, P, [&](const Value *X) { return isVarying(X); }))
+        continue;
+      auto *D = dyn_cast_or_null<Constant>(rowDelta(In, B));
+      if (!D || (Common && D != Common)) {
+        Known = false;
+        break;
+      }
+      Common = D;
+    }
+    RowDeltaPhis.erase(P);
+    return Known ? Common : nullptr;
+  }
+  return nullptr;
+}
+
+Value *Vectorizer::noWrapInAllRows(const LaneStride &S, IRBuilder<> &B) {
+  Value *All = nullptr;
+  Type *I64 = B.getInt64Ty();
+  for (const WrapCheck &C : S.Checks) {
+    auto *T = cast<IntegerType>(C.Narrow->getType());
+    const unsigned Bits = T->getBitWidth();
+    if (Bits > 32)
+      return nullptr;
+    if (C.Step > (int64_t(1) << Bits) || C.Step < -(int64_t(1) << Bits))
+      return B.getFalse(); // As noWrap: lanes past the type's range.
+    Value *D = rowDelta(C.Narrow, B);
+    if (!D)
+      return nullptr;
+    const int64_t Room =
+        int64_t(RowWidth - 1) * (C.Step < 0 ? -C.Step : C.Step);
+    // The check's bounds on the row's first lane, in 64 bits.
+    const int64_t Min = C.Signed ? -(int64_t(1) << (Bits - 1)) : 0;
+    const int64_t Max =
+        C.Signed ? (int64_t(1) << (Bits - 1)) - 1 : (int64_t(1) << Bits) - 1;
+    const int64_t Lo = C.Step > 0 ? Min : Min + Room;
+    const int64_t Hi = C.Step > 0 ? Max - Room : Max;
+    if (Lo > Hi)
+      return B.getFalse();
+    Value *V0 = scalarAt(C.Narrow, 0, B);
+    V0 = C.Signed ? B.CreateSExt(V0, I64) : B.CreateZExt(V0, I64);
+    // Row 0's value is within the type: only the bound Room narrows.
+    Value *Ok = C.Step > 0 ? B.CreateICmpSLE(V0, B.getInt64(Hi))
+                           : B.CreateICmpSGE(V0, B.getInt64(Lo));
+    auto *DC = dyn_cast<Constant>(D);
+    if (!DC || !DC->isNullValue()) {
+      Value *Last = B.CreateAdd(
+          V0, B.CreateMul(B.CreateSExt(D, I64), B.getInt64(rows() - 1)));
+      Ok = B.CreateAnd(Ok, B.CreateAnd(B.CreateICmpSGE(Last, B.getInt64(Lo)),
+                                       B.CreateICmpSLE(Last, B.getInt64(Hi))));
+    }
+    All = All ? B.CreateAnd(All, Ok) : Ok;
+  }
+  return All;
+}
+
+bool Vectorizer::inBoundsGroupAccess(const Value *Ptr,
+                                     const BasicBlock *BB) const {
+  auto *Base = dyn_cast<CallInst>(getUnderlyingObject(Ptr, 0));
+  return Base && isQuery(Base->getCalledFunction(), query::GroupBase) &&
+         LockstepGroup && WholeWave.count(BB);
+}
+
 Value *Vectorizer::consecutiveHolds(Value *Ptr, const LaneStride &S,
                                     Value *Mask, const BasicBlock *BB,
-                                    IRBuilder<> &B) {
+                                    IRBuilder<> &B, bool *Linear) {
   // Lanes of a group segment access wrap only where lane 0's 32-bit offset
   // is within W * size of 2^32, far past the end of any group segment
   // (the CPU agent allows 64 KiB): with lane 0 on, a wrap means
@@ -390,8 +544,19 @@ Value *Vectorizer::consecutiveHolds(Value *Ptr, const LaneStride &S,
   auto *Base = dyn_cast<CallInst>(getUnderlyingObject(Ptr, 0));
   const bool Group =
       Base && isQuery(Base->getCalledFunction(), query::GroupBase);
-  if (Group && LockstepGroup && WholeWave.count(BB) && !S.Checks.empty())
+  if (Linear)
+    *Linear = false;
+  if (Group && LockstepGroup && WholeWave.count(BB) && !S.Checks.empty()) {
+    if (Linear)
+      *Linear = true;
     return ConstantInt::getTrue(Ctx);
+  }
+  if (inRows() && !Group && !S.Checks.empty())
+    if (Value *Cond = noWrapInAllRows(S, B)) {
+      if (Linear)
+        *Linear = true;
+      return Cond;
+    }
   Value *All = nullptr;
   for (unsigned Row = 0; Row < rows(); ++Row) {
     Value *Cond = noWrap(S, Row, B);

@@ -19,6 +19,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/PostDominators.h"
@@ -229,22 +230,49 @@ private:
   /// Whether S's wrap checks hold in row Row (nullptr: always; false:
   /// never).
   Value *noWrap(const LaneStride &S, unsigned Row, IRBuilder<> &B);
+  /// In a 2-D group in lockstep, how integer V changes from one row's first
+  /// lane to the next's where V is linear in the row modulo 2^bits (the Y
+  /// id steps by one; uniform values, the X id and the lane's column by
+  /// none; sums, differences, products by a uniform value and left shifts
+  /// keep that), computed at B. Null where it may not be.
+  Value *rowDelta(Value *V, IRBuilder<> &B);
+  /// Whether S's wrap checks hold in every row, from row 0's value of each
+  /// check's narrow value and its rowDelta: if row 0's and the last row's,
+  /// computed in 64 bits without wrapping, are within the check's bounds,
+  /// so is every row's in between, and each row's value is row 0's plus
+  /// the delta times the row, exactly. Two comparisons where noWrap row by
+  /// row made one chain of scalar instructions per row, which was a third
+  /// of the tiled sgemm's finalization. Null where a narrow value is wider
+  /// than 32 bits or not linear in the row.
+  Value *noWrapInAllRows(const LaneStride &S, IRBuilder<> &B);
   /// Whether a consecutive access at Ptr in block BB, lanes a stride S
   /// apart, may be one vector access per row under Mask: noWrap, or (group
-  /// segment) the row's first lane on, in every row.
+  /// segment) the row's first lane on, in every row. Linear says whether
+  /// each row's index is then row 0's plus a multiple of the row delta,
+  /// exactly (noWrapInAllRows; or group memory in a lockstep group's whole
+  /// blocks, whose every lane's access is in bounds).
   Value *consecutiveHolds(Value *Ptr, const LaneStride &S, Value *Mask,
-                          const BasicBlock *BB, IRBuilder<> &B);
+                          const BasicBlock *BB, IRBuilder<> &B,
+                          bool *Linear = nullptr);
+  /// Whether Ptr points into group memory and BB is a block every lane of a
+  /// lockstep group runs: every access there is in bounds, or undefined.
+  bool inBoundsGroupAccess(const Value *Ptr, const BasicBlock *BB) const;
+  /// The address of each row's first lane of Ptr: where Linear and Ptr is
+  /// Base + zext(X) << Shift with X linear in the row, row 0's plus the row
+  /// delta row by row; else scalarAt each row's first lane.
+  SmallVector<Value *, 16> rowAddresses(Value *Ptr, Type *ElemTy, bool Linear,
+                                        IRBuilder<> &B);
   /// The lanes of Mask in row Row.
   Value *rowMask(Value *Mask, unsigned Row, IRBuilder<> &B);
   /// A consecutive load of VT (W lanes) at Ptr under Mask: a masked load
   /// per row, concatenated. The instructions it made go to Parts (its
   /// result last).
   Value *loadRows(Type *VT, Value *Ptr, Align A, Value *Mask, IRBuilder<> &B,
-                  SmallVectorImpl<Instruction *> &Parts);
+                  SmallVectorImpl<Instruction *> &Parts, bool Linear = false);
   /// Stores Val's lanes consecutively at Ptr under Mask, a masked store
   /// per row; the stores go to Parts.
   void storeRows(Value *Val, Value *Ptr, Align A, Value *Mask, IRBuilder<> &B,
-                 SmallVectorImpl<Instruction *> &Parts);
+                 SmallVectorImpl<Instruction *> &Parts, bool Linear = false);
   /// A load whose lanes all read one address in each row (a 2-D group in
   /// lockstep: A's tile row, the same for the row's work-items): a scalar
   /// load per row that has a lane on, each row's value in all its lanes.
@@ -356,6 +384,8 @@ private:
   DenseMap<Value *, Value *> Vec, Splats;
   /// Scalar phis for a lane of a varying phi (scalarAt, rows).
   DenseMap<std::pair<PHINode *, unsigned>, PHINode *> ScalarPhis;
+  /// The phis rowDelta is looking through (a cycle is not linear).
+  SmallPtrSet<const PHINode *, 4> RowDeltaPhis;
   DenseMap<BasicBlock *, Instruction *> StandInMasks;
   DenseMap<BasicBlock *, Value *> Masks;
   DenseMap<std::pair<BasicBlock *, BasicBlock *>, Value *> EdgeMasks;

@@ -2,6 +2,7 @@
 #include "finalizer/VectorizerImpl.h"
 
 #include "finalizer/Codegen.h"
+#include "finalizer/LaneRowsAccess.h"
 #include "finalizer/Lowering.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -605,14 +606,46 @@ Vectorizer::laneLoopRows(Value *Ptr, Type *ElemTy, Value *Mask, Value *Val,
   auto S = A ? strideOf(A->X) : std::nullopt;
   if (!S || !S->Checks.empty())
     return nullptr;
-  Value *Firsts = PoisonValue::get(vectorOf(B.getInt32Ty(), rows()));
-  for (unsigned Row = 0; Row < rows(); ++Row)
-    Firsts = B.CreateInsertElement(Firsts, scalarAt(A->X, Row * RowWidth, B),
-                                   uint64_t(Row));
   Value *On = B.CreateZExt(Mask, vectorOf(B.getInt8Ty(), W));
   const int64_t Step = S->Step;
   const unsigned Shift = A->Shift, Rows = RowWidth;
   Value *Base = A->Base;
+  // Where X is linear in the row, row R's first index is row 0's plus R
+  // times the delta (modulo 2^32): the lanes' accesses are a call of the
+  // finalizer's helper (LaneRowsAccess.h), little code for a path that runs
+  // only where an index wraps.
+  if (Value *Delta = rowDelta(A->X, B)) {
+    Value *First = scalarAt(A->X, 0, B);
+    const uint64_t Size = DL.getTypeStoreSize(ElemTy).getFixedValue();
+    return [=, this](IRBuilder<> &At) -> Value * {
+      IRBuilder<> Entry(&*F.getEntryBlock().getFirstInsertionPt());
+      AllocaInst *Lanes = Entry.CreateAlloca(vectorOf(ElemTy, W));
+      AllocaInst *Bits = Entry.CreateAlloca(vectorOf(At.getInt8Ty(), W));
+      At.CreateStore(On, Bits);
+      if (Val)
+        At.CreateStore(Val, Lanes);
+      Type *I32 = At.getInt32Ty(), *Ptr = At.getPtrTy();
+      FunctionCallee Helper = F.getParent()->getOrInsertFunction(
+          LaneRowsAccessSymbol,
+          FunctionType::get(
+              At.getVoidTy(),
+              {Ptr, I32, I32, I32, I32, I32, I32, Ptr, Ptr, I32, I32}, false));
+      if (auto *HelperFn = dyn_cast<Function>(Helper.getCallee())) {
+        HelperFn->setDoesNotThrow();
+        HelperFn->addFnAttr(Attribute::Cold);
+      }
+      At.CreateCall(Helper,
+                    {Base, First, Delta, At.getInt32(uint32_t(Step)),
+                     At.getInt32(Shift), At.getInt32(Rows), At.getInt32(W),
+                     Bits, Lanes, At.getInt32(uint32_t(Size)),
+                     At.getInt32(Val ? 1 : 0)});
+      return Val ? nullptr : At.CreateLoad(vectorOf(ElemTy, W), Lanes);
+    };
+  }
+  Value *Firsts = PoisonValue::get(vectorOf(B.getInt32Ty(), rows()));
+  for (unsigned Row = 0; Row < rows(); ++Row)
+    Firsts = B.CreateInsertElement(Firsts, scalarAt(A->X, Row * RowWidth, B),
+                                   uint64_t(Row));
   return [=, this](IRBuilder<> &At) -> Value * {
     // The lanes' values and bits in memory, read lane by lane.
     IRBuilder<> Entry(&*F.getEntryBlock().getFirstInsertionPt());
@@ -677,9 +710,36 @@ static void keepMade(IRBuilder<> &B, BasicBlock::iterator Before,
     Parts.push_back(&*It);
 }
 
+SmallVector<Value *, 16> Vectorizer::rowAddresses(Value *Ptr, Type *ElemTy,
+                                                  bool Linear, IRBuilder<> &B) {
+  SmallVector<Value *, 16> Firsts;
+  auto A = Linear ? index32Address(Ptr, ElemTy, B, /*ForGathers=*/false)
+                  : std::nullopt;
+  Value *Delta = A ? rowDelta(A->X, B) : nullptr;
+  if (!Delta) {
+    for (unsigned Row = 0; Row < rows(); ++Row)
+      Firsts.push_back(scalarAt(Ptr, Row * RowWidth, B));
+    return Firsts;
+  }
+  // Base + (zext(X0) + Row * sext(Delta)) << Shift: exact where the rows'
+  // indices are (Linear), as each row's own zext(X) << Shift.
+  Value *Step = B.CreateShl(B.CreateSExt(Delta, B.getInt64Ty()), A->Shift);
+  Value *P = B.CreateGEP(
+      B.getInt8Ty(), A->Base,
+      B.CreateShl(B.CreateZExt(scalarAt(A->X, 0, B), B.getInt64Ty()),
+                  A->Shift));
+  for (unsigned Row = 0; Row < rows(); ++Row) {
+    if (Row)
+      P = B.CreateGEP(B.getInt8Ty(), P, Step);
+    Firsts.push_back(P);
+  }
+  return Firsts;
+}
+
 Value *Vectorizer::loadRows(Type *VT, Value *Ptr, Align A, Value *Mask,
                             IRBuilder<> &B,
-                            SmallVectorImpl<Instruction *> &Parts) {
+                            SmallVectorImpl<Instruction *> &Parts,
+                            bool Linear) {
   Type *Elem = cast<VectorType>(VT)->getElementType();
   // A mask known all on (a lockstep group's whole blocks): plain accesses,
   // less for the optimizer to fold.
@@ -697,11 +757,10 @@ Value *Vectorizer::loadRows(Type *VT, Value *Ptr, Align A, Value *Mask,
   // The rows' addresses and masks come first: only the loads and their
   // concatenation are the access (a checked one runs them under its
   // condition).
-  SmallVector<Value *, 16> Firsts, Masks, Rows;
-  for (unsigned Row = 0; Row < rows(); ++Row) {
-    Firsts.push_back(scalarAt(Ptr, Row * RowWidth, B));
+  SmallVector<Value *, 16> Firsts = rowAddresses(Ptr, Elem, Linear, B);
+  SmallVector<Value *, 16> Masks, Rows;
+  for (unsigned Row = 0; Row < rows(); ++Row)
     Masks.push_back(rowMask(Mask, Row, B));
-  }
   BasicBlock::iterator Before =
       B.GetInsertPoint() == B.GetInsertBlock()->begin()
           ? B.GetInsertBlock()->end()
@@ -715,7 +774,7 @@ Value *Vectorizer::loadRows(Type *VT, Value *Ptr, Align A, Value *Mask,
 
 void Vectorizer::storeRows(Value *Val, Value *Ptr, Align A, Value *Mask,
                            IRBuilder<> &B,
-                           SmallVectorImpl<Instruction *> &Parts) {
+                           SmallVectorImpl<Instruction *> &Parts, bool Linear) {
   auto Store = [&](Value *V, Value *P, Value *M) {
     auto *C = dyn_cast<Constant>(M);
     return C && C->isAllOnesValue()
@@ -726,9 +785,10 @@ void Vectorizer::storeRows(Value *Val, Value *Ptr, Align A, Value *Mask,
     Parts.push_back(Store(Val, scalarAt(Ptr, 0, B), Mask));
     return;
   }
-  SmallVector<Value *, 16> Firsts, Masks, Vals;
+  SmallVector<Value *, 16> Firsts = rowAddresses(
+      Ptr, cast<VectorType>(Val->getType())->getElementType(), Linear, B);
+  SmallVector<Value *, 16> Masks, Vals;
   for (unsigned Row = 0; Row < rows(); ++Row) {
-    Firsts.push_back(scalarAt(Ptr, Row * RowWidth, B));
     Masks.push_back(rowMask(Mask, Row, B));
     SmallVector<int, 64> Lanes;
     for (unsigned L = 0; L < RowWidth; ++L)
@@ -743,9 +803,12 @@ Value *Vectorizer::loadRowSplats(LoadInst &L, Value *Mask, IRBuilder<> &B) {
   Type *One = vectorOf(L.getType(), 1);
   SmallVector<Value *, 16> Rows;
   auto *AllOn = dyn_cast<Constant>(Mask);
+  SmallVector<Value *, 16> Firsts = rowAddresses(
+      L.getPointerOperand(), L.getType(),
+      inBoundsGroupAccess(L.getPointerOperand(), L.getParent()), B);
   for (unsigned Row = 0; Row < rows(); ++Row) {
     // Read only where a lane of the row is on, as the scalar body would.
-    Value *P = scalarAt(L.getPointerOperand(), Row * RowWidth, B);
+    Value *P = Firsts[Row];
     Value *V;
     if (AllOn && AllOn->isAllOnesValue()) {
       V = B.CreateAlignedLoad(L.getType(), P, L.getAlign());
@@ -797,7 +860,8 @@ Error Vectorizer::widenLoad(LoadInst &L, IRBuilder<> &B) {
   }
   if (!inRows())
     prefetchForLaterGroups(L, scalarAt(Ptr, 0, B), B);
-  Value *Cond = consecutiveHolds(Ptr, *S, Mask, L.getParent(), B);
+  bool Linear = false;
+  Value *Cond = consecutiveHolds(Ptr, *S, Mask, L.getParent(), B, &Linear);
   if (!Cond) {
     ++Stats.Consecutive;
     Vec[&L] = loadRows(VT, Ptr, L.getAlign(), Mask, B, Parts);
@@ -805,13 +869,14 @@ Error Vectorizer::widenLoad(LoadInst &L, IRBuilder<> &B) {
   }
   if (auto *C = dyn_cast<ConstantInt>(Cond)) { // Known either way.
     ++(C->isOne() ? Stats.Consecutive : Stats.GatherScatter);
-    Vec[&L] = C->isOne() ? loadRows(VT, Ptr, L.getAlign(), Mask, B, Parts)
-                         : B.CreateMaskedGather(VT, Ptrs, L.getAlign(), Mask);
+    Vec[&L] = C->isOne()
+                  ? loadRows(VT, Ptr, L.getAlign(), Mask, B, Parts, Linear)
+                  : B.CreateMaskedGather(VT, Ptrs, L.getAlign(), Mask);
     return Error::success();
   }
   ++Stats.Consecutive;
   ++Stats.Checked;
-  loadRows(VT, Ptr, L.getAlign(), Mask, B, Parts);
+  loadRows(VT, Ptr, L.getAlign(), Mask, B, Parts, Linear);
   // Where lanes wrapped, a gather: by 32-bit indices where that applies
   // (a 2-D group's vector of 64-bit addresses is most of its finalization).
   SmallVector<Instruction *, 1> SlowParts;
@@ -855,7 +920,8 @@ Error Vectorizer::widenStore(StoreInst &St, IRBuilder<> &B) {
       B.CreateMaskedStore(Val, First, St.getAlign(), Mask);
     return Error::success();
   }
-  Value *Cond = consecutiveHolds(Ptr, *S, Mask, St.getParent(), B);
+  bool Linear = false;
+  Value *Cond = consecutiveHolds(Ptr, *S, Mask, St.getParent(), B, &Linear);
   if (!Cond) {
     ++Stats.Consecutive;
     storeRows(Val, Ptr, St.getAlign(), Mask, B, Parts);
@@ -864,14 +930,14 @@ Error Vectorizer::widenStore(StoreInst &St, IRBuilder<> &B) {
   if (auto *C = dyn_cast<ConstantInt>(Cond)) { // Known either way.
     ++(C->isOne() ? Stats.Consecutive : Stats.GatherScatter);
     if (C->isOne())
-      storeRows(Val, Ptr, St.getAlign(), Mask, B, Parts);
+      storeRows(Val, Ptr, St.getAlign(), Mask, B, Parts, Linear);
     else
       B.CreateMaskedScatter(Val, Ptrs, St.getAlign(), Mask);
     return Error::success();
   }
   ++Stats.Consecutive;
   ++Stats.Checked;
-  storeRows(Val, Ptr, St.getAlign(), Mask, B, Parts);
+  storeRows(Val, Ptr, St.getAlign(), Mask, B, Parts, Linear);
   SmallVector<Instruction *, 1> SlowParts;
   BasicBlock::iterator Before = std::prev(B.GetInsertPoint());
   auto SlowLoop =

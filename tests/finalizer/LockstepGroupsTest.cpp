@@ -602,7 +602,11 @@ prog kernel &wrapped(kernarg_u64 %data, kernarg_u32 %off)
 };
 )";
 
-TEST(LockstepGroupsTest, RowsWhoseIndexWrapsRunLaneByLane) {
+/// Runs WrappedRows on groups of a vector's width by 4 rows, 2 x 2 groups,
+/// with its index offset by Off, over data that spans 16 GiB of address
+/// space of which only both ends are mapped (64 KiB each), and checks that
+/// each work-item added 1 where HSAIL's wrapped index says.
+void runWrappedRows(uint32_t Off) {
   constexpr uint64_t Span = (uint64_t(1) << 34) + (uint64_t(1) << 16);
   void *Region = mmap(nullptr, Span, PROT_NONE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -617,11 +621,9 @@ TEST(LockstepGroupsTest, RowsWhoseIndexWrapsRunLaneByLane) {
                          ? openhsa::finalizer::hostVectorWidth()
                          : 4;
   const uint32_t Y = 4, Width = 2 * X, Height = 2 * Y;
-  auto Index = [&](uint32_t Row, uint32_t Col, uint32_t Off) {
+  auto Index = [&](uint32_t Row, uint32_t Col) {
     return uint32_t(Row * Width + Col + Off); // Wraps as HSAIL's add_u32.
   };
-  // Row 0 wraps after 3 lanes; so does every row past it by the width.
-  const uint32_t Off = 0u - 3u;
   for (uint64_t I = 0; I < Window / 4; ++I) {
     Data[I] = uint32_t(I * 3);
     High[I] = uint32_t(I * 5 + 1);
@@ -633,7 +635,7 @@ TEST(LockstepGroupsTest, RowsWhoseIndexWrapsRunLaneByLane) {
   std::vector<uint32_t> Want(Width * Height);
   for (uint32_t Row = 0; Row < Height; ++Row)
     for (uint32_t Col = 0; Col < Width; ++Col)
-      Want[Row * Width + Col] = At(Index(Row, Col, Off)) + 1;
+      Want[Row * Width + Col] = At(Index(Row, Col)) + 1;
   auto P = finalizeText(WrappedRows, 0, fixedShape(X, true, Y));
   ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
   struct {
@@ -643,7 +645,7 @@ TEST(LockstepGroupsTest, RowsWhoseIndexWrapsRunLaneByLane) {
   runKernel(*P, "&wrapped", grid2D(Width, Height, X, Y), &Args);
   for (uint32_t Row = 0; Row < Height; ++Row)
     for (uint32_t Col = 0; Col < Width; ++Col)
-      EXPECT_EQ(At(Index(Row, Col, Off)), Want[Row * Width + Col])
+      EXPECT_EQ(At(Index(Row, Col)), Want[Row * Width + Col])
           << "row " << Row << ", column " << Col;
   if (vectorizing() && X * Y <= widestGroup()) {
     const std::string Report =
@@ -652,6 +654,110 @@ TEST(LockstepGroupsTest, RowsWhoseIndexWrapsRunLaneByLane) {
     EXPECT_NE(Report.find("(2 checked)"), std::string::npos) << Report;
   }
   munmap(Region, Span);
+}
+
+// Row 0 wraps after 3 lanes; so does every row past it by the width.
+TEST(LockstepGroupsTest, RowsWhoseIndexWrapsRunLaneByLane) {
+  runWrappedRows(0u - 3u);
+}
+
+// No row wraps within itself, but the index wraps from a group's first row
+// to its second: each row's vector access would be right, but not rows
+// addressed from the first row's index plus the row delta, which go on
+// past 2^32 (into the unmapped 16 GiB). The group runs lane by lane.
+TEST(LockstepGroupsTest, IndicesWrappingBetweenRowsKeepHsailsIndices) {
+  const uint32_t X = openhsa::finalizer::hostVectorWidth() > 1
+                         ? openhsa::finalizer::hostVectorWidth()
+                         : 4;
+  runWrappedRows(0u - 2 * X); // Minus the width: rows 1 on are past 2^32.
+}
+
+// A group's rows checked as a whole, not row by row: with 16 rows, a
+// wrap check per row and access was 16 chains of scalar arithmetic
+// (a third of the tiled sgemm's finalization). The lane-by-lane path is a
+// call of the finalizer's helper, not a loop per access.
+TEST(LockstepGroupsTest, RowsLinearInTheYIdAreCheckedOnce) {
+  if (!vectorizing())
+    GTEST_SKIP() << "lockstep groups are vectorized";
+  const uint32_t X = openhsa::finalizer::hostVectorWidth(), Y = 16;
+  if (X * Y > widestGroup())
+    GTEST_SKIP() << "16 rows of " << X << " lanes are too wide";
+  const DumpedFinalization D =
+      dumpFinalization(WrappedRows, 0, fixedShape(X, true, Y));
+  EXPECT_NE(D.Report.find(Lockstep), std::string::npos) << D.Report;
+  size_t Compares = 0, Calls = 0;
+  for (size_t At = D.Lowered.find("icmp "); At != std::string::npos;
+       At = D.Lowered.find("icmp ", At + 1))
+    ++Compares;
+  for (size_t At = D.Lowered.find("call void @__openhsa_lane_rows(");
+       At != std::string::npos;
+       At = D.Lowered.find("call void @__openhsa_lane_rows(", At + 1))
+    ++Calls;
+  EXPECT_LT(Compares, Y) << D.Lowered;
+  EXPECT_EQ(Calls, 2u) << D.Lowered; // The load and the store.
+}
+
+// Rows whose index goes down as the Y id goes up (a negative row delta)
+// and rows at Y id squared (no delta: not linear in the row), across a
+// barrier: out[y * y * width + x] = 2 * in[(height - 1 - y) * width + x].
+const char *FlippedRows = R"(module &flip_module:1:0:$full:$large:$default;
+prog kernel &flipped(kernarg_u64 %in, kernarg_u64 %out)
+{
+	workitemabsid_u32	$s0, 0;
+	workitemabsid_u32	$s1, 1;
+	gridsize_u32	$s2, 0;
+	gridsize_u32	$s3, 1;
+	sub_u32	$s4, $s3, 1;
+	sub_u32	$s4, $s4, $s1;
+	mad_u32	$s5, $s4, $s2, $s0;
+	cvt_u64_u32	$d0, $s5;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_u64	$d1, [%in];
+	add_u64	$d1, $d1, $d0;
+	ld_global_u32	$s6, [$d1];
+	barrier;
+	add_u32	$s6, $s6, $s6;
+	mul_u32	$s7, $s1, $s1;
+	mad_u32	$s7, $s7, $s2, $s0;
+	cvt_u64_u32	$d2, $s7;
+	shl_u64	$d2, $d2, 2;
+	ld_kernarg_u64	$d3, [%out];
+	add_u64	$d3, $d3, $d2;
+	st_global_u32	$s6, [$d3];
+	ret;
+};
+)";
+
+TEST(LockstepGroupsTest, RowsGoingDownOrNotLinearInTheYIdRunInVectors) {
+  const uint32_t X = openhsa::finalizer::hostVectorWidth() > 1
+                         ? openhsa::finalizer::hostVectorWidth()
+                         : 4;
+  for (uint32_t Y : {2u, 4u, 8u}) {
+    SCOPED_TRACE("rows " + std::to_string(Y));
+    const uint32_t Width = 2 * X, Height = 2 * Y;
+    std::vector<uint32_t> In(Width * Height), Out(Width * Height * Height);
+    for (uint32_t I = 0; I < In.size(); ++I)
+      In[I] = I * 7 + 1;
+    std::vector<uint32_t> Want(Out.size());
+    for (uint32_t Row = 0; Row < Height; ++Row)
+      for (uint32_t Col = 0; Col < Width; ++Col)
+        Want[Row * Row * Width + Col] =
+            2 * In[(Height - 1 - Row) * Width + Col];
+    auto P = finalizeText(FlippedRows, 0, fixedShape(X, true, Y));
+    ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+    struct {
+      uint32_t *In, *Out;
+    } Args{In.data(), Out.data()};
+    runKernel(*P, "&flipped", grid2D(Width, Height, X, Y), &Args);
+    EXPECT_EQ(Out, Want);
+    if (vectorizing() && X * Y <= widestGroup()) {
+      const std::string Report =
+          dumpFinalization(FlippedRows, 0, fixedShape(X, true, Y)).Report;
+      EXPECT_NE(Report.find(Lockstep), std::string::npos) << Report;
+      EXPECT_NE(Report.find("2 consecutive (2 checked)"), std::string::npos)
+          << Report;
+    }
+  }
 }
 
 TEST(LockstepGroupsTest, OnlyFixedWholeGroupsOfWholeVectorRowsRunInLockstep) {
