@@ -602,11 +602,40 @@ prog kernel &wrapped(kernarg_u64 %data, kernarg_u32 %off)
 };
 )";
 
-/// Runs WrappedRows on groups of a vector's width by 4 rows, 2 x 2 groups,
-/// with its index offset by Off, over data that spans 16 GiB of address
-/// space of which only both ends are mapped (64 KiB each), and checks that
-/// each work-item added 1 where HSAIL's wrapped index says.
-void runWrappedRows(uint32_t Off) {
+// WrappedRows at row y * y rather than y: an index not linear in the Y
+// id, which keeps a wrap check per row and, where one fails, a loop over
+// the lanes from each row's first index.
+const char *WrappedSquareRows =
+    R"(module &wrap_module:1:0:$full:$large:$default;
+prog kernel &wrapped(kernarg_u64 %data, kernarg_u32 %off)
+{
+	group_u32 %t[1];
+	workitemabsid_u32	$s0, 0;
+	workitemabsid_u32	$s1, 1;
+	gridsize_u32	$s2, 0;
+	mul_u32	$s1, $s1, $s1;
+	mad_u32	$s3, $s1, $s2, $s0;
+	ld_kernarg_u32	$s4, [%off];
+	add_u32	$s3, $s3, $s4;
+	cvt_u64_u32	$d0, $s3;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_u64	$d1, [%data];
+	add_u64	$d1, $d1, $d0;
+	ld_global_u32	$s5, [$d1];
+	barrier;
+	add_u32	$s5, $s5, 1;
+	st_global_u32	$s5, [$d1];
+	ret;
+};
+)";
+
+/// Runs WrappedRows (or, if Square, WrappedSquareRows) on groups of a
+/// vector's width by 4 rows, 2 x 2 groups, with its index offset by Off,
+/// over data that spans 16 GiB of address space of which only both ends
+/// are mapped (64 KiB each), and checks that each work-item added 1 where
+/// HSAIL's wrapped index says.
+void runWrappedRows(uint32_t Off, bool Square = false) {
+  const char *Source = Square ? WrappedSquareRows : WrappedRows;
   constexpr uint64_t Span = (uint64_t(1) << 34) + (uint64_t(1) << 16);
   void *Region = mmap(nullptr, Span, PROT_NONE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -622,7 +651,8 @@ void runWrappedRows(uint32_t Off) {
                          : 4;
   const uint32_t Y = 4, Width = 2 * X, Height = 2 * Y;
   auto Index = [&](uint32_t Row, uint32_t Col) {
-    return uint32_t(Row * Width + Col + Off); // Wraps as HSAIL's add_u32.
+    const uint32_t R = Square ? Row * Row : Row;
+    return uint32_t(R * Width + Col + Off); // Wraps as HSAIL's add_u32.
   };
   for (uint64_t I = 0; I < Window / 4; ++I) {
     Data[I] = uint32_t(I * 3);
@@ -636,7 +666,7 @@ void runWrappedRows(uint32_t Off) {
   for (uint32_t Row = 0; Row < Height; ++Row)
     for (uint32_t Col = 0; Col < Width; ++Col)
       Want[Row * Width + Col] = At(Index(Row, Col)) + 1;
-  auto P = finalizeText(WrappedRows, 0, fixedShape(X, true, Y));
+  auto P = finalizeText(Source, 0, fixedShape(X, true, Y));
   ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
   struct {
     uint32_t *Data;
@@ -649,7 +679,7 @@ void runWrappedRows(uint32_t Off) {
           << "row " << Row << ", column " << Col;
   if (vectorizing() && X * Y <= widestGroup()) {
     const std::string Report =
-        dumpFinalization(WrappedRows, 0, fixedShape(X, true, Y)).Report;
+        dumpFinalization(Source, 0, fixedShape(X, true, Y)).Report;
     EXPECT_NE(Report.find(Lockstep), std::string::npos) << Report;
     EXPECT_NE(Report.find("(2 checked)"), std::string::npos) << Report;
   }
@@ -659,6 +689,10 @@ void runWrappedRows(uint32_t Off) {
 // Row 0 wraps after 3 lanes; so does every row past it by the width.
 TEST(LockstepGroupsTest, RowsWhoseIndexWrapsRunLaneByLane) {
   runWrappedRows(0u - 3u);
+}
+
+TEST(LockstepGroupsTest, RowsNotLinearInTheYIdWrappingRunLaneByLane) {
+  runWrappedRows(0u - 3u, /*Square=*/true);
 }
 
 // No row wraps within itself, but the index wraps from a group's first row
