@@ -172,6 +172,39 @@ void Vectorizer::findVarying() {
   }
 }
 
+bool Vectorizer::isAbsoluteIdX(const Value *V) const {
+  auto IsQueryX = [](const Value *Q, const char *Name) {
+    auto *CI = dyn_cast<CallInst>(Q);
+    auto *D = CI ? dyn_cast<ConstantInt>(CI->getArgOperand(1)) : nullptr;
+    return D && D->isZero() && isQuery(CI->getCalledFunction(), Name);
+  };
+  auto *Sum = dyn_cast<BinaryOperator>(V);
+  if (!Sum || Sum->getOpcode() != Instruction::Add ||
+      !Sum->getType()->isIntegerTy(32))
+    return false;
+  for (unsigned K = 0; K < 2; ++K) {
+    auto *Start = dyn_cast<BinaryOperator>(Sum->getOperand(1 - K));
+    if (!IsQueryX(Sum->getOperand(K), query::WorkItemId) || !Start ||
+        Start->getOpcode() != Instruction::Mul)
+      continue;
+    for (unsigned J = 0; J < 2; ++J) {
+      if (!IsQueryX(Start->getOperand(J), query::WorkGroupId))
+        continue;
+      const Value *Size = Start->getOperand(1 - J);
+      if (IsQueryX(Size, query::WorkGroupSize))
+        return true;
+      // A constant (a fixed shape's size, or the kernel's own): where it is
+      // a multiple of the lanes of a row, which start at a multiple of
+      // them, lane 0's id modulo 2^32 is too, and the row's lanes stop
+      // short of the next multiple of 2^32 whatever the group's size.
+      if (auto *C = dyn_cast<ConstantInt>(Size);
+          C && C->getZExtValue() % RowWidth == 0)
+        return true;
+    }
+  }
+  return false;
+}
+
 std::optional<LaneStride> Vectorizer::strideOf(Value *V) {
   if (!isVarying(V))
     return LaneStride{};
@@ -198,7 +231,10 @@ std::optional<LaneStride> Vectorizer::strideOf(Value *V) {
   };
   auto Extended = [&](Value *Narrow, bool Signed) -> std::optional<LaneStride> {
     auto S = strideOf(Narrow);
-    if (S && S->Step)
+    // A work-item's absolute X id is below the grid's size, at most
+    // 2^32 - 1: the ids of a wave's (or a row's) work-items, consecutive
+    // from lane 0's, never wrap, and lanes past the grid's end are off.
+    if (S && S->Step && !(!Signed && isAbsoluteIdX(Narrow)))
       S->Checks.push_back({Narrow, S->Step, Signed});
     return S;
   };

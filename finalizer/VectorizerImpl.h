@@ -225,6 +225,14 @@ private:
   /// uniform branches.
   BasicBlock *divergentJoin(const BasicBlock *BB) const;
   std::optional<LaneStride> strideOf(Value *V);
+  /// Whether V is HSAIL's 32-bit workitemabsid along X as the lowering
+  /// computes it (LowerWorkItem.cpp): the group's id times the group's
+  /// size (its query, or a constant: a fixed shape's size folded in), plus
+  /// the work-item's id. Its lanes need no wrap check: a work-item's id is
+  /// below the grid's size, so a row's lanes, consecutive from lane 0's,
+  /// never wrap where they are work-items, and lanes past the grid's end
+  /// are off.
+  bool isAbsoluteIdX(const Value *V) const;
   /// Lane Lane's value of V, computed with scalar instructions at B.
   Value *scalarAt(Value *V, unsigned Lane, IRBuilder<> &B);
   /// Whether S's wrap checks hold in row Row (nullptr: always; false:

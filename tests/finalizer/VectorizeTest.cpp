@@ -513,6 +513,89 @@ TEST(VectorizeTest, RowsWhoseIndicesWrapGatherAndTheOthersDoNot) {
     }
 }
 
+// Accesses at the absolute X id need no check that a lane wrapped its
+// 32-bit index: every work-item's id is below the grid's size, so a
+// wave's ids, consecutive from lane 0's, never wrap where the lanes are
+// work-items. The access at x + k still does. The group's id times a
+// constant plus the work-item's id (the kernel's own arithmetic, not the
+// absolute id) never wraps within a wave either where the constant is a
+// multiple of the wave's lanes: here 2^32 - 48, so that group g reads
+// from 48 g below 2^32, through the top of the wrapping table. Where it
+// is not (2^32 - 47; 2^32 - 48 at waves of 32 or more), the check stays.
+const char *AbsoluteIds = R"(
+module &m:1:0:$full:$large:$default;
+kernel &absolute(kernarg_u64 %in, kernarg_u64 %out, kernarg_u32 %k)
+{
+	workitemabsid_u32	$s0, 0;
+	cvt_u64_u32	$d0, $s0;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%in];
+	add_u64	$d2, $d1, $d0;
+	ld_global_u32	$s1, [$d2];
+	ld_kernarg_align(4)_width(all)_u32	$s2, [%k];
+	add_u32	$s3, $s0, $s2;
+	cvt_u64_u32	$d3, $s3;
+	shl_u64	$d3, $d3, 2;
+	add_u64	$d3, $d1, $d3;
+	ld_global_u32	$s4, [$d3];
+	add_u32	$s1, $s1, $s4;
+	workgroupid_u32	$s5, 0;
+	mul_u32	$s5, $s5, 4294967248;
+	workitemid_u32	$s6, 0;
+	add_u32	$s5, $s5, $s6;
+	cvt_u64_u32	$d4, $s5;
+	shl_u64	$d4, $d4, 2;
+	add_u64	$d4, $d1, $d4;
+	ld_global_u32	$s7, [$d4];
+	add_u32	$s1, $s1, $s7;
+	ld_kernarg_align(8)_width(all)_u64	$d5, [%out];
+	add_u64	$d5, $d5, $d0;
+	st_global_u32	$s1, [$d5];
+	ret;
+};
+)";
+
+TEST(VectorizeTest, AccessesAtTheAbsoluteIdNeedNoWrapCheck) {
+  auto Ps = bothWays(AbsoluteIds, "&absolute");
+  ASSERT_EQ(Ps.size(), 2u);
+  WrappingTable Table;
+  ASSERT_TRUE(Table.ready());
+  constexpr uint32_t Groups = 4, Group = 48, N = Groups * Group;
+  const uint32_t K = 5;
+  for (const auto &P : Ps) {
+    std::vector<uint32_t> Out(N, 0);
+    struct {
+      uint32_t *In, *Out;
+      uint32_t K;
+    } Args{Table.in(), Out.data(), K};
+    Grid G;
+    G.Size[0] = N;
+    G.WorkGroup[0] = Group;
+    runKernel(P, "&absolute", G, &Args);
+    for (uint32_t X = 0; X < N; ++X) {
+      const uint32_t Own = (X / Group) * (0u - 48u) + X % Group;
+      ASSERT_EQ(Out[X], Table.at(X) + Table.at(X + K) + Table.at(Own))
+          << "x " << X;
+    }
+  }
+  if (runsOnGpu())
+    return;
+  const unsigned W = openhsa::finalizer::hostVectorWidth();
+  auto Report = [&](const std::string &Source) {
+    return dumpFinalization(Source.c_str(), W).Report;
+  };
+  const std::string Multiple = AbsoluteIds;
+  const bool Divides = (0u - 48u) % W == 0;
+  EXPECT_NE(Report(Multiple).find(Divides ? "4 consecutive (1 checked)"
+                                          : "4 consecutive (2 checked)"),
+            std::string::npos)
+      << Report(Multiple);
+  std::string Odd = AbsoluteIds;
+  Odd.replace(Odd.find("4294967248"), 10, "4294967249");
+  EXPECT_NE(Report(Odd).find("4 consecutive (2 checked)"), std::string::npos)
+      << Report(Odd);
+}
+
 // A loop whose consecutive load steps by a row pitch known only at run
 // time (the naive matrix product's B column: k * n + col): the wave loop's
 // copy without the per-iteration check that no lane wrapped its 32-bit
