@@ -398,10 +398,10 @@ bool PacketProcessor::processQueue(QueueState &S) {
       break;
     case HSA_PACKET_TYPE_BARRIER_AND:
     case HSA_PACKET_TYPE_BARRIER_OR:
-      O = processBarrier(S, Slot, Type == HSA_PACKET_TYPE_BARRIER_AND);
+      O = processBarrier(S, Index, Slot, Type == HSA_PACKET_TYPE_BARRIER_AND);
       break;
     case HSA_PACKET_TYPE_AGENT_DISPATCH:
-      O = processAgentDispatch(S, Slot);
+      O = processAgentDispatch(S, Index, Slot);
       break;
     default: // Vendor-specific packets of other vendors, or garbage.
       Q.reportError(HSA_STATUS_ERROR_INVALID_PACKET_FORMAT);
@@ -411,12 +411,15 @@ bool PacketProcessor::processQueue(QueueState &S) {
       break;
     if (O == Outcome::Failed)
       return true; // The queue is inactive now, maybe destroyed.
-    storeHeader(Slot,
-                uint16_t(HSA_PACKET_TYPE_INVALID << HSA_PACKET_HEADER_TYPE));
-    Q.storeRead(Index + 1, std::memory_order_release);
-    Progress = true;
+    Progress = true; // The handler released the packet's slot.
   }
   return Progress;
+}
+
+void PacketProcessor::releaseSlot(QueueState &S, uint64_t Index) {
+  storeHeader(S.Q->slot(Index),
+              uint16_t(HSA_PACKET_TYPE_INVALID << HSA_PACKET_HEADER_TYPE));
+  S.Q->storeRead(Index + 1, std::memory_order_release);
 }
 
 void PacketProcessor::complete(hsa_signal_t Completion, uint16_t Header) {
@@ -484,8 +487,9 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
     return Fail(HSA_STATUS_ERROR_INVALID_SIGNAL);
   if (Empty) {
     acquireFence(P.header);
+    releaseSlot(S, Index);
     complete(P.completion_signal, P.header);
-    return Outcome::Consumed;
+    return Outcome::Released;
   }
   if (K->KernargSegmentSize != 0 && !P.kernarg_address)
     return Fail(HSA_STATUS_ERROR_INVALID_ARGUMENT);
@@ -579,9 +583,12 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
   C.max_compute_unit_id = InlineSlot; // The workers' slots, then this thread.
 
   S.InFlight.fetch_add(1, std::memory_order_acq_rel);
+  // The packet is copied (Job->Packet): its slot goes back before any
+  // work-group runs, and so before the dispatch can complete.
+  releaseSlot(S, Index);
   if (!InlineSmallDispatches) {
     Pool.submit(std::move(Job));
-    return Outcome::Consumed;
+    return Outcome::Released;
   }
   // Small dispatches (by what the kernel's work-groups cost last time) run
   // here alone; others go to the workers at once, and this thread helps
@@ -596,7 +603,7 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
   // of them has: nbody's 32 work-groups of 1.1 ms on 16 cores took four
   // rounds instead of two. The workers take them all.
   if (Shared && PerUnitNs > HelpBudgetNs)
-    return Outcome::Consumed;
+    return Outcome::Released;
   // Chunks start at one work-group and double up to about ProcessorChunkNs
   // of work by the estimate: a kernel much slower than last time overruns
   // the budget by about as much as it had run when it was caught. Of a
@@ -628,7 +635,7 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
   }
   InlineKernelOf.store(nullptr, std::memory_order_seq_cst);
   Job->retire(Mine); // Last: it may complete the dispatch.
-  return Outcome::Consumed;
+  return Outcome::Released;
 }
 
 void PacketProcessor::finishDispatch(DispatchJob &Job) {
@@ -800,8 +807,10 @@ bool PacketProcessor::runWorkGroups(DispatchJob &Job, uint64_t Begin,
   return false;
 }
 
-PacketProcessor::Outcome
-PacketProcessor::processBarrier(QueueState &S, const void *Slot, bool IsAnd) {
+PacketProcessor::Outcome PacketProcessor::processBarrier(QueueState &S,
+                                                         uint64_t Index,
+                                                         const void *Slot,
+                                                         bool IsAnd) {
   hsa_barrier_and_packet_t P; // Same layout as the OR packet.
   static_assert(sizeof(hsa_barrier_and_packet_t) ==
                 sizeof(hsa_barrier_or_packet_t));
@@ -835,7 +844,7 @@ PacketProcessor::processBarrier(QueueState &S, const void *Slot, bool IsAnd) {
         Sig->addWatcher(&Wake);
         S.Watched.push_back(Sig);
       }
-    return processBarrier(S, Slot, IsAnd);
+    return processBarrier(S, Index, Slot, IsAnd);
   }
   unwatch(S);
   if (P.completion_signal.handle &&
@@ -844,12 +853,14 @@ PacketProcessor::processBarrier(QueueState &S, const void *Slot, bool IsAnd) {
     return Outcome::Failed;
   }
   acquireFence(P.header);
+  releaseSlot(S, Index);
   complete(P.completion_signal, P.header);
-  return Outcome::Consumed;
+  return Outcome::Released;
 }
 
 PacketProcessor::Outcome
-PacketProcessor::processAgentDispatch(QueueState &S, const void *Slot) {
+PacketProcessor::processAgentDispatch(QueueState &S, uint64_t Index,
+                                      const void *Slot) {
   hsa_agent_dispatch_packet_t P;
   std::memcpy(&P, Slot, sizeof(P));
   auto Handler = AgentDispatch.find(P.type);
@@ -869,8 +880,9 @@ PacketProcessor::processAgentDispatch(QueueState &S, const void *Slot) {
     S.Q->reportError(Status);
     return Outcome::Failed;
   }
+  releaseSlot(S, Index);
   complete(P.completion_signal, P.header);
-  return Outcome::Consumed;
+  return Outcome::Released;
 }
 
 } // namespace openhsa::cpu

@@ -93,7 +93,9 @@ private:
     /// WakeWord watches (processor thread only).
     std::vector<const Signal *> Watched;
   };
-  enum class Outcome { Consumed, Blocked, Failed };
+  /// Released: done with the packet, whose slot the handler handed back
+  /// (releaseSlot) before the packet's completion could be signalled.
+  enum class Outcome { Released, Blocked, Failed };
   struct DispatchJob;
   /// A thread that runs work-groups (a worker, or this processor's thread
   /// at InlineSlot) and the queue whose kernel code it runs now, if any:
@@ -107,8 +109,14 @@ private:
   void refreshQueues();
   bool processQueue(QueueState &S);
   Outcome launchDispatch(QueueState &S, uint64_t Index, const void *Slot);
-  Outcome processBarrier(QueueState &S, const void *Slot, bool IsAnd);
-  Outcome processAgentDispatch(QueueState &S, const void *Slot);
+  Outcome processBarrier(QueueState &S, uint64_t Index, const void *Slot,
+                         bool IsAnd);
+  Outcome processAgentDispatch(QueueState &S, uint64_t Index, const void *Slot);
+  /// Hands packet Index's slot back to the producers (its header invalid,
+  /// the read index past it). Once a packet's completion is signalled,
+  /// the read index has passed it: a program that waits for a packet and
+  /// then reads the read index sees it consumed.
+  void releaseSlot(QueueState &S, uint64_t Index);
   void unwatch(QueueState &S);
   /// Cancels what runs of S's dispatches (detach, past its deadline):
   /// their unclaimed work-groups are retired unrun and the threads in their

@@ -141,5 +141,49 @@ TEST_F(Stress, EightProducersOneQueueWithChainedBarriers) {
   EXPECT_EQ(hsa_signal_load_scacquire(Done), 0);
 }
 
+// Once a packet's completion is signalled, the read index has passed it:
+// the packet processor hands the slot back before a dispatch can complete
+// (it ran one work-item dispatches itself, then moved the read index, so
+// a waiter spinning on the signal could see the index one behind).
+// Kernel dispatches of one work-item and of none, and barrier packets, each
+// waited for by spinning and checked at once, many times.
+TEST_F(Stress, ReadIndexPassesAPacketOnceItsCompletionIsSignalled) {
+  ErrorLog &Log = errorLog();
+  hsa_queue_t *Q = makeQueue(64, &Log, HSA_QUEUE_TYPE_SINGLE);
+  ASSERT_NE(Q, nullptr);
+  uint32_t Counter = 0;
+  CountArgs *Args = allocKernarg<CountArgs>(1);
+  ASSERT_NE(Args, nullptr);
+  Args->Counter = &Counter;
+  const uint64_t Count = makeKernel(countKernel, sizeof(CountArgs));
+  hsa_signal_t Done = makeSignal(1);
+  constexpr uint32_t Rounds = 3000;
+  uint32_t Behind[3] = {0, 0, 0};
+  for (uint32_t R = 0; R < Rounds; ++R)
+    for (unsigned Kind = 0; Kind < 3; ++Kind) {
+      hsa_signal_store_relaxed(Done, 1);
+      uint64_t Id;
+      if (Kind == 2) {
+        auto P = barrierPacket({}, Done);
+        Id = submitPacket(Q, &P, packetHeader(HSA_PACKET_TYPE_BARRIER_AND));
+      } else {
+        auto P = singleItemPacket(Count, Args, Done);
+        if (Kind == 1)
+          P.grid_size_x = 0; // No work-item: completes at once.
+        Id = submitPacket(Q, &P, packetHeader(HSA_PACKET_TYPE_KERNEL_DISPATCH));
+      }
+      ASSERT_EQ(
+          waitUntil(Done, HSA_SIGNAL_CONDITION_EQ, 0, HSA_WAIT_STATE_ACTIVE),
+          0);
+      if (hsa_queue_load_read_index_scacquire(Q) <= Id)
+        ++Behind[Kind];
+    }
+  EXPECT_EQ(Behind[0], 0u) << "one work-item dispatches";
+  EXPECT_EQ(Behind[1], 0u) << "empty dispatches";
+  EXPECT_EQ(Behind[2], 0u) << "barrier packets";
+  EXPECT_EQ(Counter, Rounds);
+  EXPECT_EQ(Log.Count.load(), 0u);
+}
+
 } // namespace
 } // namespace openhsa::test
