@@ -8,7 +8,9 @@
 // honouring the barrier bit (wait for earlier packets to complete) and
 // barrier-AND/OR dependencies; a launched packet's slot goes back to
 // INVALID and the read index moves on at once, so producers can reuse it
-// while the kernel still runs.
+// while the kernel still runs: before any work-group runs, so before the
+// packet's completion signal can change (a one work-item dispatch the
+// processor thread ran itself used to complete first).
 //
 // Kernel dispatches run on the agent's WorkGroupPool, asynchronously, so
 // the thread goes on with other queues. A dispatch whose work-groups cost
