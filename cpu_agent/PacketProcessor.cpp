@@ -410,7 +410,7 @@ bool PacketProcessor::processQueue(QueueState &S) {
     if (O == Outcome::Blocked)
       break;
     if (O == Outcome::Failed)
-      return true; // The queue is inactive now, maybe destroyed.
+      return true;   // The queue is inactive now, maybe destroyed.
     Progress = true; // The handler released the packet's slot.
   }
   return Progress;

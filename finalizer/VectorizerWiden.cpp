@@ -610,6 +610,16 @@ Vectorizer::laneLoopRows(Value *Ptr, Type *ElemTy, Value *Mask, Value *Val,
   const int64_t Step = S->Step;
   const unsigned Shift = A->Shift, Rows = RowWidth;
   Value *Base = A->Base;
+  // The lanes' values and bits in memory, for the lanes one at a time.
+  auto ToMemory = [=, this](IRBuilder<> &At) {
+    IRBuilder<> Entry(&*F.getEntryBlock().getFirstInsertionPt());
+    AllocaInst *Lanes = Entry.CreateAlloca(vectorOf(ElemTy, W));
+    AllocaInst *Bits = Entry.CreateAlloca(vectorOf(At.getInt8Ty(), W));
+    At.CreateStore(On, Bits);
+    if (Val)
+      At.CreateStore(Val, Lanes);
+    return std::make_pair(Lanes, Bits);
+  };
   // Where X is linear in the row, row R's first index is row 0's plus R
   // times the delta (modulo 2^32): the lanes' accesses are a call of the
   // finalizer's helper (LaneRowsAccess.h), little code for a path that runs
@@ -618,12 +628,7 @@ Vectorizer::laneLoopRows(Value *Ptr, Type *ElemTy, Value *Mask, Value *Val,
     Value *First = scalarAt(A->X, 0, B);
     const uint64_t Size = DL.getTypeStoreSize(ElemTy).getFixedValue();
     return [=, this](IRBuilder<> &At) -> Value * {
-      IRBuilder<> Entry(&*F.getEntryBlock().getFirstInsertionPt());
-      AllocaInst *Lanes = Entry.CreateAlloca(vectorOf(ElemTy, W));
-      AllocaInst *Bits = Entry.CreateAlloca(vectorOf(At.getInt8Ty(), W));
-      At.CreateStore(On, Bits);
-      if (Val)
-        At.CreateStore(Val, Lanes);
+      auto [Lanes, Bits] = ToMemory(At);
       Type *I32 = At.getInt32Ty(), *Ptr = At.getPtrTy();
       FunctionCallee Helper = F.getParent()->getOrInsertFunction(
           LaneRowsAccessSymbol,
@@ -647,13 +652,7 @@ Vectorizer::laneLoopRows(Value *Ptr, Type *ElemTy, Value *Mask, Value *Val,
     Firsts = B.CreateInsertElement(Firsts, scalarAt(A->X, Row * RowWidth, B),
                                    uint64_t(Row));
   return [=, this](IRBuilder<> &At) -> Value * {
-    // The lanes' values and bits in memory, read lane by lane.
-    IRBuilder<> Entry(&*F.getEntryBlock().getFirstInsertionPt());
-    AllocaInst *Lanes = Entry.CreateAlloca(vectorOf(ElemTy, W));
-    AllocaInst *Bits = Entry.CreateAlloca(vectorOf(At.getInt8Ty(), W));
-    At.CreateStore(On, Bits);
-    if (Val)
-      At.CreateStore(Val, Lanes);
+    auto [Lanes, Bits] = ToMemory(At);
     Instruction *After = &*At.GetInsertPoint();
     auto [Body, I] =
         SplitBlockAndInsertSimpleForLoop(At.getInt32(W), &*At.GetInsertPoint());

@@ -605,29 +605,11 @@ prog kernel &wrapped(kernarg_u64 %data, kernarg_u32 %off)
 // WrappedRows at row y * y rather than y: an index not linear in the Y
 // id, which keeps a wrap check per row and, where one fails, a loop over
 // the lanes from each row's first index.
-const char *WrappedSquareRows =
-    R"(module &wrap_module:1:0:$full:$large:$default;
-prog kernel &wrapped(kernarg_u64 %data, kernarg_u32 %off)
-{
-	group_u32 %t[1];
-	workitemabsid_u32	$s0, 0;
-	workitemabsid_u32	$s1, 1;
-	gridsize_u32	$s2, 0;
-	mul_u32	$s1, $s1, $s1;
-	mad_u32	$s3, $s1, $s2, $s0;
-	ld_kernarg_u32	$s4, [%off];
-	add_u32	$s3, $s3, $s4;
-	cvt_u64_u32	$d0, $s3;
-	shl_u64	$d0, $d0, 2;
-	ld_kernarg_u64	$d1, [%data];
-	add_u64	$d1, $d1, $d0;
-	ld_global_u32	$s5, [$d1];
-	barrier;
-	add_u32	$s5, $s5, 1;
-	st_global_u32	$s5, [$d1];
-	ret;
-};
-)";
+const std::string WrappedSquareRows = [] {
+  std::string S = WrappedRows;
+  S.insert(S.find("\tmad_u32"), "\tmul_u32\t$s1, $s1, $s1;\n");
+  return S;
+}();
 
 /// Runs WrappedRows (or, if Square, WrappedSquareRows) on groups of a
 /// vector's width by 4 rows, 2 x 2 groups, with its index offset by Off,
@@ -635,7 +617,7 @@ prog kernel &wrapped(kernarg_u64 %data, kernarg_u32 %off)
 /// are mapped (64 KiB each), and checks that each work-item added 1 where
 /// HSAIL's wrapped index says.
 void runWrappedRows(uint32_t Off, bool Square = false) {
-  const char *Source = Square ? WrappedSquareRows : WrappedRows;
+  const char *Source = Square ? WrappedSquareRows.c_str() : WrappedRows;
   constexpr uint64_t Span = (uint64_t(1) << 34) + (uint64_t(1) << 16);
   void *Region = mmap(nullptr, Span, PROT_NONE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
