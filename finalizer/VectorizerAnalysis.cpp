@@ -502,10 +502,14 @@ Value *Vectorizer::rowDelta(Value *V, IRBuilder<> &B) {
       return nullptr;
     Constant *Common = nullptr;
     bool Known = true;
-    for (Value *In : P->incoming_values()) {
+    for (unsigned K = 0; K < P->getNumIncomingValues(); ++K) {
+      Value *In = P->getIncomingValue(K);
       if (stepsFrom(In, P, [&](const Value *X) { return isVarying(X); }))
         continue;
-      auto *D = dyn_cast_or_null<Constant>(rowDelta(In, B));
+      // Computed where the incoming value is available (what it leaves
+      // there when not a constant is dead code).
+      IRBuilder<> AtEnd(P->getIncomingBlock(K)->getTerminator());
+      auto *D = dyn_cast_or_null<Constant>(rowDelta(In, AtEnd));
       if (!D || (Common && D != Common)) {
         Known = false;
         break;
@@ -582,7 +586,7 @@ Value *Vectorizer::consecutiveHolds(Value *Ptr, const LaneStride &S,
       Base && isQuery(Base->getCalledFunction(), query::GroupBase);
   if (Linear)
     *Linear = false;
-  if (Group && LockstepGroup && WholeWave.count(BB) && !S.Checks.empty()) {
+  if (inBoundsGroupAccess(Ptr, BB) && !S.Checks.empty()) {
     if (Linear)
       *Linear = true;
     return ConstantInt::getTrue(Ctx);

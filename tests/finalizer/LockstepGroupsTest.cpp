@@ -776,6 +776,68 @@ TEST(LockstepGroupsTest, RowsGoingDownOrNotLinearInTheYIdRunInVectors) {
   }
 }
 
+// An index that is a phi: 0 on the first pass of a loop, y * n (n loaded
+// in the loop, after the access) on the second. Whether it is linear in
+// the row is asked of each incoming value where that value is available:
+// asked at the access, the product's factor n did not dominate it: the
+// vectorized body was invalid IR, and the kernel ran without its lockstep
+// group. out[y * n + x] = in[x] + in[y * n + x].
+const char *LoopIndex = R"(module &loop_module:1:0:$full:$large:$default;
+prog kernel &loopindex(kernarg_u64 %in, kernarg_u64 %out, kernarg_u32 %n)
+{
+	workitemabsid_u32	$s0, 0;
+	workitemabsid_u32	$s1, 1;
+	ld_kernarg_u64	$d1, [%in];
+	mov_b32	$s10, 0;
+	mov_b32	$s8, 0;
+	mov_b32	$s9, 0;
+@loop:
+	add_u32	$s3, $s10, $s0;
+	cvt_u64_u32	$d0, $s3;
+	shl_u64	$d0, $d0, 2;
+	add_u64	$d2, $d1, $d0;
+	ld_global_u32	$s5, [$d2];
+	add_u32	$s8, $s8, $s5;
+	ld_kernarg_u32	$s4, [%n];
+	mul_u32	$s10, $s1, $s4;
+	add_u32	$s9, $s9, 1;
+	cmp_lt_b1_u32	$c0, $s9, 2;
+	cbr_b1	$c0, @loop;
+	barrier;
+	ld_kernarg_u32	$s4, [%n];
+	mad_u32	$s6, $s1, $s4, $s0;
+	cvt_u64_u32	$d3, $s6;
+	shl_u64	$d3, $d3, 2;
+	ld_kernarg_u64	$d4, [%out];
+	add_u64	$d4, $d4, $d3;
+	st_global_u32	$s8, [$d4];
+	ret;
+};
+)";
+
+TEST(LockstepGroupsTest, IndexPhisSetInTheLoopFinalize) {
+  const uint32_t X = openhsa::finalizer::hostVectorWidth() > 1
+                         ? openhsa::finalizer::hostVectorWidth()
+                         : 4;
+  const uint32_t Y = 4, Width = 2 * X, Height = 2 * Y;
+  std::vector<uint32_t> In(Width * Height), Out(Width * Height, 0);
+  for (uint32_t I = 0; I < In.size(); ++I)
+    In[I] = I * 3 + 1;
+  std::vector<uint32_t> Want(Out.size());
+  for (uint32_t Row = 0; Row < Height; ++Row)
+    for (uint32_t Col = 0; Col < Width; ++Col)
+      Want[Row * Width + Col] = In[Col] + In[Row * Width + Col];
+  auto P = finalizeText(LoopIndex, 0, fixedShape(X, true, Y));
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  struct {
+    uint32_t *In, *Out;
+    uint32_t N;
+  } Args{In.data(), Out.data(), Width};
+  runKernel(*P, "&loopindex", grid2D(Width, Height, X, Y), &Args);
+  EXPECT_EQ(Out, Want);
+  expectLockstep(LoopIndex, X, Y);
+}
+
 TEST(LockstepGroupsTest, OnlyFixedWholeGroupsOfWholeVectorRowsRunInLockstep) {
   if (!vectorizing())
     GTEST_SKIP() << "lockstep groups are vectorized";
