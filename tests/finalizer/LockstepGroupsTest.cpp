@@ -62,6 +62,13 @@ bool vectorizing() {
          !(V && std::string(V) == "0");
 }
 
+/// A row of one vector of the host's width (4 work-items where it has no
+/// vectors): the X size of the 2-D groups the tests run in lockstep.
+uint32_t vectorOrFour() {
+  const uint32_t W = openhsa::finalizer::hostVectorWidth();
+  return W > 1 ? W : 4;
+}
+
 /// A 2-D grid of Width x Height work-items in groups of X x Y.
 Grid grid2D(uint32_t Width, uint32_t Height, uint32_t X, uint32_t Y) {
   Grid G;
@@ -438,9 +445,7 @@ prog kernel &mirror(kernarg_u64 %in, kernarg_u64 %out)
 )";
 
 TEST(LockstepGroupsTest, TwoDimensionalGroupsExchangeThroughGroupMemory) {
-  const uint32_t W = openhsa::finalizer::hostVectorWidth() > 1
-                         ? openhsa::finalizer::hostVectorWidth()
-                         : 4;
+  const uint32_t W = vectorOrFour();
   for (auto [X, Y] : {std::pair{W, 2u}, std::pair{W, 4u}, std::pair{W, 16u},
                       std::pair{2 * W, 2u}, std::pair{2 * W, 8u}}) {
     const uint32_t Width = 3 * X, Height = 2 * Y;
@@ -517,9 +522,7 @@ prog kernel &clipped(kernarg_u64 %in, kernarg_u64 %out, kernarg_u32 %nx,
 )";
 
 TEST(LockstepGroupsTest, TwoDimensionalGroupsCheckBoundsOnBothIds) {
-  const uint32_t X = openhsa::finalizer::hostVectorWidth() > 1
-                         ? openhsa::finalizer::hostVectorWidth()
-                         : 4;
+  const uint32_t X = vectorOrFour();
   constexpr uint32_t Y = 4;
   const uint32_t Width = 3 * X, Height = 3 * Y;
   std::vector<uint32_t> In(Width * Height);
@@ -550,9 +553,7 @@ TEST(LockstepGroupsTest, TwoDimensionalGroupsCheckBoundsOnBothIds) {
 // work-group function calls the group's vector once, so every work-item
 // runs once.
 TEST(LockstepGroupsTest, GroupsOfThreeVectorsRunEachWorkItemOnce) {
-  const uint32_t W = openhsa::finalizer::hostVectorWidth() > 1
-                         ? openhsa::finalizer::hostVectorWidth()
-                         : 4;
+  const uint32_t W = vectorOrFour();
   const uint32_t Group = 3 * W, Width = 5 * Group;
   std::vector<uint32_t> In(Width), Out(Width, 7);
   std::iota(In.begin(), In.end(), 1u);
@@ -628,9 +629,7 @@ void runWrappedRows(uint32_t Off, bool Square = false) {
   uint32_t *High = Data + ((uint64_t(1) << 32) - Window / 4);
   ASSERT_EQ(mprotect(Data, Window, PROT_READ | PROT_WRITE), 0);
   ASSERT_EQ(mprotect(High, Window, PROT_READ | PROT_WRITE), 0);
-  const uint32_t X = openhsa::finalizer::hostVectorWidth() > 1
-                         ? openhsa::finalizer::hostVectorWidth()
-                         : 4;
+  const uint32_t X = vectorOrFour();
   const uint32_t Y = 4, Width = 2 * X, Height = 2 * Y;
   auto Index = [&](uint32_t Row, uint32_t Col) {
     const uint32_t R = Square ? Row * Row : Row;
@@ -682,9 +681,7 @@ TEST(LockstepGroupsTest, RowsNotLinearInTheYIdWrappingRunLaneByLane) {
 // addressed from the first row's index plus the row delta, which go on
 // past 2^32 (into the unmapped 16 GiB). The group runs lane by lane.
 TEST(LockstepGroupsTest, IndicesWrappingBetweenRowsKeepHsailsIndices) {
-  const uint32_t X = openhsa::finalizer::hostVectorWidth() > 1
-                         ? openhsa::finalizer::hostVectorWidth()
-                         : 4;
+  const uint32_t X = vectorOrFour();
   runWrappedRows(0u - 2 * X); // Minus the width: rows 1 on are past 2^32.
 }
 
@@ -745,9 +742,7 @@ prog kernel &flipped(kernarg_u64 %in, kernarg_u64 %out)
 )";
 
 TEST(LockstepGroupsTest, RowsGoingDownOrNotLinearInTheYIdRunInVectors) {
-  const uint32_t X = openhsa::finalizer::hostVectorWidth() > 1
-                         ? openhsa::finalizer::hostVectorWidth()
-                         : 4;
+  const uint32_t X = vectorOrFour();
   for (uint32_t Y : {2u, 4u, 8u}) {
     SCOPED_TRACE("rows " + std::to_string(Y));
     const uint32_t Width = 2 * X, Height = 2 * Y;
@@ -816,9 +811,7 @@ prog kernel &loopindex(kernarg_u64 %in, kernarg_u64 %out, kernarg_u32 %n)
 )";
 
 TEST(LockstepGroupsTest, IndexPhisSetInTheLoopFinalize) {
-  const uint32_t X = openhsa::finalizer::hostVectorWidth() > 1
-                         ? openhsa::finalizer::hostVectorWidth()
-                         : 4;
+  const uint32_t X = vectorOrFour();
   const uint32_t Y = 4, Width = 2 * X, Height = 2 * Y;
   std::vector<uint32_t> In(Width * Height), Out(Width * Height, 0);
   for (uint32_t I = 0; I < In.size(); ++I)
