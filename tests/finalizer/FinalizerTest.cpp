@@ -458,9 +458,16 @@ TEST(FinalizerTest, SwitchBranch) {
 
 } // namespace
 
+#include "IrText.h"
 #include "finalizer/Codegen.h"
+#include "tests/support/ScopedEnv.h"
 
 #include "llvm/IR/IRBuilder.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
 
 namespace {
 
@@ -485,6 +492,67 @@ TEST(FinalizerTest, InvalidLoweredIrIsAnErrorWithTheVerifierReport) {
   EXPECT_NE(Message.find("no_terminator"), std::string::npos) << Message;
   EXPECT_NE(Message.find("terminator"), std::string::npos) << Message;
   EXPECT_EQ(Printed, "");
+}
+
+// Code generation for the host skips Loop Strength Reduction (its costliest
+// pass in kernels with loops; Codegen.h): a loop over a[i * k] keeps its
+// multiply where LSR would have made it a pointer increment, and LLVM's
+// own gate still decides for the other passes.
+TEST(FinalizerTest, HostCodeGenerationLeavesLoopsToTheirMultiplies) {
+  const char *Strided = R"(
+define void @strided(ptr %a, ptr %out, i64 %n, i64 %k) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %loop ]
+  %sum = phi float [ 0.0, %entry ], [ %s, %loop ]
+  %idx = mul i64 %i, %k
+  %p = getelementptr float, ptr %a, i64 %idx
+  %v = load float, ptr %p
+  %s = fadd float %sum, %v
+  %i.next = add i64 %i, 1
+  %c = icmp ult i64 %i.next, %n
+  br i1 %c, label %loop, label %exit
+exit:
+  store float %s, ptr %out
+  ret void
+}
+)";
+  char Dir[] = "/tmp/openhsa-codegen-XXXXXX";
+  ASSERT_NE(mkdtemp(Dir), nullptr);
+  llvm::LLVMContext Ctx;
+  std::unique_ptr<llvm::Module> M = openhsa::test::parseIr(Strided, Ctx);
+  ASSERT_TRUE(M);
+  {
+    openhsa::test::ScopedEnv Asm("OPENHSA_DUMP_ASM", Dir);
+    auto Object = openhsa::finalizer::compileToObject(*M);
+    ASSERT_TRUE(bool(Object)) << llvm::toString(Object.takeError());
+    EXPECT_FALSE(Object->empty());
+  }
+  const std::string Path = std::string(Dir) + "/" + M->getName().str() + ".s";
+  std::stringstream Text;
+  Text << std::ifstream(Path).rdbuf();
+  std::remove(Path.c_str());
+  std::remove((std::string(Dir) + "/" + M->getName().str() + ".o").c_str());
+  rmdir(Dir);
+  // The loop: from its header's label (the function's only block label)
+  // to the branch back to it.
+  const std::string Asm = Text.str();
+  const size_t Label = Asm.find(".LBB0_");
+  ASSERT_NE(Label, std::string::npos) << Asm;
+  const size_t Colon = Asm.find(':', Label);
+  ASSERT_NE(Colon, std::string::npos) << Asm;
+  const std::string Header = Asm.substr(Label, Colon - Label);
+  const size_t BackEdge = Asm.find("\t" + Header + "\n", Colon);
+  ASSERT_NE(BackEdge, std::string::npos) << Asm;
+  const std::string Loop = Asm.substr(Colon, BackEdge - Colon);
+  EXPECT_NE(Loop.find("imul"), std::string::npos) << Loop;
+
+  llvm::OptPassGate &Gate = openhsa::finalizer::hostCodegenPassGate();
+  EXPECT_EQ(&Ctx.getOptPassGate(), &Gate);
+  EXPECT_TRUE(Gate.isEnabled());
+  EXPECT_FALSE(Gate.shouldRunPass("Loop Strength Reduction", "loop"));
+  EXPECT_TRUE(Gate.shouldRunPass("X86 DAG->DAG Instruction Selection", "f"));
 }
 
 } // namespace
