@@ -512,6 +512,50 @@ void finalizeBench(benchmark::State &State, bool Cached,
   }
 }
 
+// A program of every kernel above (each file a module), finalized at once
+// (the cache off): its kernels compiled one after the other (Arg 1: one
+// finalization thread) or each on a thread of its own (Arg 0: the host's
+// threads; finalizer/ParallelKernels.h).
+void BM_FinalizeAllKernels(benchmark::State &State) {
+  openhsa::test::ScopedEnv Cache("OPENHSA_FINALIZER_CACHE", "0");
+  std::optional<openhsa::test::ScopedEnv> Threads;
+  if (State.range(0))
+    Threads.emplace("OPENHSA_FINALIZE_THREADS",
+                    std::to_string(State.range(0)).c_str());
+  DispatchFixture F;
+  std::vector<std::vector<uint8_t>> Brigs;
+  for (const char *File :
+       {"vector_add.hsail", "saxpy.hsail", "sgemm_naive.hsail",
+        "sgemm_tiled.hsail", "reduction.hsail", "scan.hsail",
+        "mandelbrot.hsail", "nbody.hsail", "stencil.hsail", "histogram.hsail",
+        "binary_search.hsail"})
+    Brigs.push_back(assembleFile(KernelsDir + "/" + File));
+  hsa_isa_t Isa;
+  check(hsa_agent_get_info(F.Agent, HSA_AGENT_INFO_ISA, &Isa), "isa");
+  for (auto _ : State) {
+    hsa_ext_program_t Program;
+    check(hsa_ext_program_create(HSA_MACHINE_MODEL_LARGE, HSA_PROFILE_FULL,
+                                 HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT,
+                                 nullptr, &Program),
+          "program");
+    for (std::vector<uint8_t> &Brig : Brigs)
+      check(hsa_ext_program_add_module(
+                Program, reinterpret_cast<hsa_ext_module_t>(Brig.data())),
+            "add module");
+    hsa_code_object_t Code;
+    check(hsa_ext_program_finalize(Program, Isa, 0, {}, nullptr,
+                                   HSA_CODE_OBJECT_TYPE_PROGRAM, &Code),
+          "finalize");
+    hsa_ext_program_destroy(Program);
+    hsa_code_object_destroy(Code);
+  }
+}
+BENCHMARK(BM_FinalizeAllKernels)
+    ->Arg(1)
+    ->Arg(0)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
 // The time to a first result: finalize, load, and the first dispatch, which
 // finalizes the variant for its shape where the kernel has them, and the
 // kernel's deferred code where that dispatch needs it

@@ -2,7 +2,11 @@
 //
 // Layout (version 02): the magic "OHSACO02", a little-endian u64 content
 // hash (xxh3_64bits of every byte after it), a u32 length of the JSON
-// metadata, the metadata, a u64 length of the object, the object bytes.
+// metadata, the metadata, a u64 length of the object, the object bytes,
+// then the bytes of the further objects (CodeObject::MoreObjects) whose
+// lengths the metadata lists ("more_objects"; absent where there are none,
+// so a single object reads as before, and a reader that does not know the
+// field refuses the rest as a size mismatch).
 // Version 01 had no hash and is refused: re-finalize (or re-serialize).
 // Everything read back is checked: the hash, lengths against the buffer,
 // every field for its type, and the object's sections, symbols and
@@ -20,6 +24,7 @@
 #include "llvm/Support/xxhash.h"
 
 #include <cstring>
+#include <optional>
 
 namespace openhsa::finalizer {
 
@@ -98,6 +103,12 @@ std::vector<uint8_t> CodeObject::serialize() const {
                           {"kernels", std::move(Ks)},
                           {"variables", std::move(Vs)},
                           {"indirect_functions", std::move(Fs)}};
+  if (!MoreObjects.empty()) {
+    llvm::json::Array Sizes;
+    for (const std::vector<uint8_t> &O : MoreObjects)
+      Sizes.push_back(uint64_t(O.size()));
+    Meta["more_objects"] = std::move(Sizes);
+  }
   std::string Text;
   llvm::raw_string_ostream OS(Text);
   OS << llvm::json::Value(std::move(Meta));
@@ -109,6 +120,8 @@ std::vector<uint8_t> CodeObject::serialize() const {
   Out.insert(Out.end(), Text.begin(), Text.end());
   put<uint64_t>(Out, Object.size());
   Out.insert(Out.end(), Object.begin(), Object.end());
+  for (const std::vector<uint8_t> &O : MoreObjects)
+    Out.insert(Out.end(), O.begin(), O.end());
   sealCodeObject(Out);
   return Out;
 }
@@ -149,7 +162,7 @@ llvm::Expected<CodeObject> CodeObject::deserialize(llvm::ArrayRef<uint8_t> In) {
   uint64_t ObjLen;
   std::memcpy(&ObjLen, In.data() + Pos, 8);
   Pos += 8;
-  if (ObjLen != In.size() - Pos)
+  if (ObjLen > In.size() - Pos)
     return bad("object size does not match");
 
   auto Parsed = llvm::json::parse(Text);
@@ -328,9 +341,37 @@ llvm::Expected<CodeObject> CodeObject::deserialize(llvm::ArrayRef<uint8_t> In) {
       CO.IndirectFunctions.push_back(std::move(F));
     }
   }
+  // The further objects' lengths, which with the first's must account for
+  // every byte.
+  std::vector<uint64_t> MoreLens;
+  if (const llvm::json::Value *More = Meta->get("more_objects")) {
+    const llvm::json::Array *Sizes = More->getAsArray();
+    if (!Sizes)
+      return bad("'more_objects' is not an array");
+    uint64_t Left = In.size() - Pos - ObjLen;
+    for (const llvm::json::Value &V : *Sizes) {
+      std::optional<uint64_t> Len = V.getAsUINT64();
+      if (!Len || *Len == 0 || *Len > Left)
+        return bad("'more_objects' lists a size past the end");
+      Left -= *Len;
+      MoreLens.push_back(*Len);
+    }
+  }
+  uint64_t Total = ObjLen;
+  for (uint64_t Len : MoreLens)
+    Total += Len;
+  if (Total != In.size() - Pos)
+    return bad("object size does not match");
+  if (!MoreLens.empty() && CO.isGpu())
+    return bad("a GPU code object has one module of PTX");
   // Checked once copied: the ELF reader needs the object aligned, and it
   // follows the metadata unaligned in the serialized form.
-  CO.Object.assign(In.begin() + Pos, In.end());
+  CO.Object.assign(In.begin() + Pos, In.begin() + Pos + ObjLen);
+  Pos += ObjLen;
+  for (uint64_t Len : MoreLens) {
+    CO.MoreObjects.emplace_back(In.begin() + Pos, In.begin() + Pos + Len);
+    Pos += Len;
+  }
   if (CO.isGpu()) {
     // PTX text, which the driver parses: only its form is ours to check.
     if (CO.Object.empty() || std::find(CO.Object.begin(), CO.Object.end(),
@@ -341,6 +382,9 @@ llvm::Expected<CodeObject> CodeObject::deserialize(llvm::ArrayRef<uint8_t> In) {
   }
   if (auto E = checkRelocatableObject(CO.Object))
     return E;
+  for (const std::vector<uint8_t> &O : CO.MoreObjects)
+    if (auto E = checkRelocatableObject(O))
+      return E;
   return CO;
 }
 

@@ -114,10 +114,22 @@ struct CodeObject {
   /// CPU ISAs: an ELF relocatable object. GPU ISAs (gpuIsaName,
   /// finalizer/GpuTarget.h): PTX text.
   std::vector<uint8_t> Object;
+  /// CPU ISAs: further relocatable objects, loaded beside Object into one
+  /// symbol space: a program's kernels compiled in parallel, one object
+  /// each (finalizer/Finalizer.h, ParallelKernels). Usually empty.
+  std::vector<std::vector<uint8_t>> MoreObjects;
   /// What it was finalized from, in memory only (never serialized): the
   /// runtime finalizes kernels again from it for the shapes of their
   /// dispatches (runtime/ShapeVariants.h). Null where unknown.
   std::shared_ptr<const FinalizeSource> Source;
+
+  /// The bytes of Object and MoreObjects.
+  size_t codeBytes() const {
+    size_t N = Object.size();
+    for (const std::vector<uint8_t> &O : MoreObjects)
+      N += O.size();
+    return N;
+  }
 
   /// Code for a GPU agent ("openhsa:nvptx:..."), not for the host.
   bool isGpu() const { return IsaName.rfind("openhsa:nvptx:", 0) == 0; }

@@ -183,16 +183,16 @@ public:
     return It->second;
   }
   void put(const std::string &Key, const CodeObject &CO) {
-    if (CO.Object.size() > MemoryLimitBytes)
+    if (CO.codeBytes() > MemoryLimitBytes)
       return;
     std::lock_guard<std::mutex> Lock(Mutex);
     if (!Entries.emplace(Key, CO).second)
       return;
-    Total += CO.Object.size();
+    Total += CO.codeBytes();
     Order.push_back(Key);
     while (Total > MemoryLimitBytes && !Order.empty()) {
       auto It = Entries.find(Order.front());
-      Total -= It->second.Object.size();
+      Total -= It->second.codeBytes();
       Entries.erase(It);
       Order.pop_front();
     }

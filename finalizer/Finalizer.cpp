@@ -8,6 +8,7 @@
 #include "finalizer/GpuTarget.h"
 #include "finalizer/LockstepGroups.h"
 #include "finalizer/Lowering.h"
+#include "finalizer/ParallelKernels.h"
 #include "finalizer/WorkItemVectorizer.h"
 
 #include "llvm/IR/DiagnosticInfo.h"
@@ -277,6 +278,10 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
              !fixedGroupShape(K.Symbol).fixed())
       WithShapeVariants.push_back(K.Symbol.Name);
   }
+  // Where the kernels compile on threads (ParallelKernels.h), the partial
+  // waves' code of each compiles on one of its own.
+  const unsigned Threads = Alone ? finalizeThreads() : 1;
+  const bool TailsOutOfLine = Threads > 1;
   // A lockstep kernel that would not pay is lowered again as usual.
   bool Built = false;
   while (!Built && !Options.LockstepKernels.empty()) {
@@ -286,7 +291,7 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
     std::vector<std::string> Refused;
     llvm::Error Err = buildCpuWorkGroupFunctions(
         *M, *Lockstep, Width, Options.WavefrontSize, &Stats, &Refused,
-        Request.DeferPartialWaveCode && Alone);
+        Request.DeferPartialWaveCode && Alone, TailsOutOfLine);
     if (!Err) {
       Lowered = std::move(Lockstep);
       Built = true;
@@ -307,7 +312,7 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
   if (!Built)
     if (auto Err = buildCpuWorkGroupFunctions(
             *M, *Lowered, Width, Options.WavefrontSize, &Stats, nullptr,
-            Request.DeferPartialWaveCode && Alone))
+            Request.DeferPartialWaveCode && Alone, TailsOutOfLine))
       return Err;
   for (LoweredKernel &K : Lowered->Kernels) {
     K.Symbol.Lockstep = K.Lockstep;
@@ -354,9 +359,21 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
       if (!F.isDeclaration())
         F.addFnAttr("denormal-fp-math-f32", "preserve-sign,preserve-sign");
   }
-  auto Object = compileToObject(*M);
-  if (!Object)
-    return Object.takeError();
+  // A program's kernels compile on threads of their own, each in an object
+  // of its own, where they share nothing (ParallelKernels.h): not where the
+  // program has variables or indirect functions, which the runtime finds
+  // by their symbols.
+  std::vector<std::string> Roots;
+  for (const LoweredKernel &K : Lowered->Kernels) {
+    if (K.Symbol.CodeDeferred)
+      continue;
+    Roots.push_back(K.Symbol.EntrySymbol);
+    if (M->getFunction(tailFunctionName(K.Symbol.EntrySymbol)))
+      Roots.push_back(tailFunctionName(K.Symbol.EntrySymbol));
+  }
+  auto Objects = compileKernels(*M, Roots, Threads, printDiagnostic);
+  if (!Objects)
+    return Objects.takeError();
 
   CodeObject CO;
   CO.IsaName = Request.IsaName.empty() ? hostIsaName() : Request.IsaName;
@@ -367,7 +384,9 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
     CO.Kernels.push_back(K.Symbol);
   CO.Variables = Lowered->Variables;
   CO.IndirectFunctions = Lowered->IndirectFunctions;
-  CO.Object = std::move(*Object);
+  CO.Object = std::move(Objects->front());
+  CO.MoreObjects.assign(std::make_move_iterator(Objects->begin() + 1),
+                        std::make_move_iterator(Objects->end()));
   return CO;
 }
 

@@ -91,6 +91,9 @@ LoadedObject::load(const CodeObject &CO,
   // must have been checked, whichever way the CodeObject was made.
   if (auto Err = checkRelocatableObject(CO.Object))
     return Err;
+  for (const std::vector<uint8_t> &O : CO.MoreObjects)
+    if (auto Err = checkRelocatableObject(O))
+      return Err;
   static std::once_flag Once;
   std::call_once(Once, [] {
     llvm::InitializeNativeTarget();
@@ -162,12 +165,19 @@ LoadedObject::load(const CodeObject &CO,
   if (auto Err = Lib.define(llvm::orc::absoluteSymbols(std::move(Symbols))))
     return Err;
 
-  auto Buffer = llvm::MemoryBuffer::getMemBufferCopy(
-      llvm::StringRef(reinterpret_cast<const char *>(CO.Object.data()),
-                      CO.Object.size()),
-      "code-object");
-  if (auto Err = (*J)->addObjectFile(std::move(Buffer)))
+  // Every object in one symbol space: the kernels of a program finalized
+  // in parallel may share nothing but the runtime's symbols, each object
+  // defining its own copies of what they call (Finalizer.cpp).
+  auto Add = [&](const std::vector<uint8_t> &O) {
+    return (*J)->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(
+        llvm::StringRef(reinterpret_cast<const char *>(O.data()), O.size()),
+        "code-object"));
+  };
+  if (auto Err = Add(CO.Object))
     return Err;
+  for (const std::vector<uint8_t> &O : CO.MoreObjects)
+    if (auto Err = Add(O))
+      return Err;
   std::unique_ptr<LoadedObject> L =
       std::make_unique<OrcLoadedObject>(std::move(*J));
   // Resolve every kernel now so a missing symbol is an error at load time,

@@ -2,6 +2,7 @@
 #include "runtime/Program.h"
 
 #include "finalizer/FinalizeCache.h"
+#include "finalizer/ParallelKernels.h"
 
 #include "brig/Validator.h"
 #include "brig/asm/ModuleSemantics.h"
@@ -261,9 +262,15 @@ Program::finalize(const std::string &IsaName,
   // OPENHSA_DEFER_VARIANT_CODE=0 compiles everything now, for comparisons.
   const char *Defer = std::getenv("OPENHSA_DEFER_VARIANT_CODE");
   Request.DeferShapeVariantCode = !Defer || std::strcmp(Defer, "0") != 0;
-  // OPENHSA_DEFER_PARTIAL_WAVES=0 compiles the code for partial waves now.
+  // The code for partial waves is deferred where it would lengthen the
+  // finalization: on one finalization thread. With more, it compiles in
+  // parallel with the rest (finalizer/ParallelKernels.h), and dispatches
+  // with partial waves need no second finalization.
+  // OPENHSA_DEFER_PARTIAL_WAVES=1 or 0 decides either way.
   const char *Waves = std::getenv("OPENHSA_DEFER_PARTIAL_WAVES");
-  Request.DeferPartialWaveCode = !Waves || std::strcmp(Waves, "0") != 0;
+  Request.DeferPartialWaveCode = Waves && *Waves
+                                     ? std::strcmp(Waves, "0") != 0
+                                     : finalizer::finalizeThreads() < 2;
   auto CO = finalizer::finalizeCached(Request);
   // What the runtime finalizes kernels again from, for the shapes of their
   // dispatches and for the code it deferred (runtime/ShapeVariants.h).
