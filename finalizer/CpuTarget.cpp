@@ -277,8 +277,7 @@ llvm::Value *tailMask(llvm::IRBuilder<> &B, unsigned W, llvm::Value *Rest) {
 /// The X loop of a vectorized kernel, from Begin (a multiple of W) to
 /// Count: whole waves of W work-items with every lane on, then the partial
 /// wave at the end of the row with the lanes past it off. Call(X, Mask)
-/// calls the body for the wave at X; CallTail(Rest) for the partial wave,
-/// whose X it stored, Rest lanes of it on. The body is inlined at both calls,
+/// calls the body for the wave at X; the body is inlined at both calls,
 /// and with its mask a constant the first copy has no masked memory access
 /// left. Where Count is known to be a multiple of W (a group shape fixed
 /// at whole waves), there is no partial wave and no second copy: LLVM
@@ -288,10 +287,10 @@ llvm::Value *tailMask(llvm::IRBuilder<> &B, unsigned W, llvm::Value *Rest) {
 /// runs only dispatches whose rows are whole waves,
 /// KernelSymbol::WholeWaveRows); returns whether the promise left out a
 /// partial wave's code.
-template <typename CallFn, typename TailFn>
+template <typename CallFn>
 bool emitWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX, llvm::Value *Begin,
                   llvm::Value *Count, unsigned W, bool AssumeWholeWaves,
-                  CallFn Call, TailFn CallTail) {
+                  CallFn Call) {
   llvm::LLVMContext &C = B.getContext();
   llvm::Function *F = B.GetInsertBlock()->getParent();
   auto AllOn = [&] {
@@ -325,7 +324,7 @@ bool emitWaveLoop(llvm::IRBuilder<> &B, llvm::Value *LocalX, llvm::Value *Begin,
   B.CreateCondBr(B.CreateICmpNE(Rest, B.getInt32(0)), Tail, Done);
   B.SetInsertPoint(Tail);
   B.CreateStore(Whole, LocalX);
-  CallTail(Rest);
+  Call(Whole, tailMask(B, W, Rest));
   B.CreateBr(Done);
   B.SetInsertPoint(Done);
   return false;
@@ -688,38 +687,6 @@ void inlineVectorBody(llvm::Function *F, llvm::Function *VecBody) {
   preferWideVectors(F);
 }
 
-/// The partial wave at a row's end of a kernel without barriers, out of
-/// line: `void (kernarg, wi, rest)`, VecBody with its first Rest lanes on
-/// (at least one). Kept out of the work-group function (never inlined) so
-/// that it compiles as a module of its own, in parallel with the whole
-/// waves' code (finalizer/ParallelKernels.h): the masked copy of the body
-/// cost 2.5-6 ms of a 13-27 ms finalization on the 2-core EPYC, which is
-/// why the runtime deferred it (FinalizeRequest::DeferPartialWaveCode) and
-/// finalized the kernel a second time at its first dispatch with partial
-/// waves. One call a row: the call costs nothing beside the row's waves.
-llvm::Function *buildTailFunction(llvm::Function &WorkGroup,
-                                  llvm::Function &VecBody, unsigned W) {
-  llvm::LLVMContext &C = WorkGroup.getContext();
-  auto *PtrTy = llvm::PointerType::get(C, 0);
-  auto *Ty =
-      llvm::FunctionType::get(llvm::Type::getVoidTy(C),
-                              {PtrTy, PtrTy, llvm::Type::getInt32Ty(C)}, false);
-  llvm::Function *T = llvm::Function::Create(
-      Ty, llvm::GlobalValue::ExternalLinkage,
-      tailFunctionName(WorkGroup.getName()), WorkGroup.getParent());
-  T->addFnAttr(llvm::Attribute::NoInline);
-  T->addFnAttr(llvm::Attribute::NoUnwind);
-  // The kernarg block as the work-group function has it.
-  for (llvm::Attribute A : WorkGroup.getAttributes().getParamAttrs(0))
-    T->addParamAttr(0, A);
-  llvm::IRBuilder<> B(llvm::BasicBlock::Create(C, "entry", T));
-  B.CreateCall(&VecBody,
-               {T->getArg(0), T->getArg(1), tailMask(B, W, T->getArg(2))});
-  B.CreateRetVoid();
-  preferWideVectors(T);
-  return T;
-}
-
 /// Marks F, a resumable vectorized body for the partial waves at the end of
 /// rows, as such: called out of line (once a row) and optimized for size,
 /// as the exception it is (whole waves run copies inlined per region).
@@ -756,8 +723,7 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
                                        llvm::Function *VecBody,
                                        llvm::Function *FlatBody, unsigned W,
                                        uint64_t GroupFileOffset,
-                                       bool DeferPartialWaves,
-                                       bool TailOutOfLine) {
+                                       bool DeferPartialWaves) {
   llvm::LLVMContext &C = M.getContext();
   auto *PtrTy = llvm::PointerType::get(C, 0);
   auto *I32 = llvm::Type::getInt32Ty(C);
@@ -897,7 +863,6 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
     B.CreateRetVoid();
     inlineVectorBody(F, VecBody);
   } else if (!K.UsesBarrier && VecBody) {
-    llvm::Function *Tail = nullptr; // The partial waves', out of line.
     if (FlatBody) {
       auto *Rows = llvm::BasicBlock::Create(C, "rows", F);
       auto *Flat = llvm::BasicBlock::Create(C, "flat", F);
@@ -922,15 +887,6 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
               B, LocalPtr(0), Begin[0], To, W, DeferPartialWaves && !FlatBody,
               [&](llvm::Value *, llvm::Value *Mask) {
                 B.CreateCall(VecBody, {Kernarg, Wi, Mask});
-              },
-              [&](llvm::Value *Rest) {
-                if (TailOutOfLine && !FlatBody) {
-                  if (!Tail)
-                    Tail = buildTailFunction(*F, *VecBody, W);
-                  B.CreateCall(Tail, {Kernarg, Wi, Rest});
-                } else {
-                  B.CreateCall(VecBody, {Kernarg, Wi, tailMask(B, W, Rest)});
-                }
               });
         };
         // A kernel that reads its X ids only as absolute ids runs the
@@ -1254,12 +1210,10 @@ void keepNullAccesses(llvm::Module &M) {
 
 } // namespace
 
-llvm::Error
-buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
-                           unsigned VectorWidth, unsigned WavefrontSize,
-                           std::vector<VectorizeStats> *Stats,
-                           std::vector<std::string> *LockstepRefused,
-                           bool DeferPartialWaves, bool TailsOutOfLine) {
+llvm::Error buildCpuWorkGroupFunctions(
+    llvm::Module &M, LoweredProgram &Program, unsigned VectorWidth,
+    unsigned WavefrontSize, std::vector<VectorizeStats> *Stats,
+    std::vector<std::string> *LockstepRefused, bool DeferPartialWaves) {
   if (Stats)
     Stats->assign(Program.Kernels.size(), VectorizeStats{});
   keepNullAccesses(M); // Before the vectorizer simplifies the bodies.
@@ -1415,18 +1369,14 @@ buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
   defineQueries(M);
   for (size_t I = 0; I < Program.Kernels.size(); ++I)
     Program.Kernels[I].Symbol.EntrySymbol =
-        buildWorkGroupFunction(
-            M, Program.Kernels[I], VecBodies[I], FlatBodies[I],
-            Program.Kernels[I].Symbol.VectorWidth, GroupFileOffsets[I],
-            DeferPartialWaves, TailsOutOfLine)
+        buildWorkGroupFunction(M, Program.Kernels[I], VecBodies[I],
+                               FlatBodies[I],
+                               Program.Kernels[I].Symbol.VectorWidth,
+                               GroupFileOffsets[I], DeferPartialWaves)
             ->getName()
             .str();
   keepNullAccesses(M); // The work-group functions and queries defined here.
   return llvm::Error::success();
-}
-
-std::string tailFunctionName(llvm::StringRef Entry) {
-  return (Entry + ".tail").str();
 }
 
 } // namespace openhsa::finalizer

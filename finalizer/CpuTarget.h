@@ -34,21 +34,13 @@ namespace openhsa::finalizer {
 /// for which it would not are added to LockstepRefused, and the error says
 /// why: the caller then lowers the program again without them. With
 /// DeferPartialWaves, vectorized kernels without barriers get code for rows
-/// of whole waves only (FinalizeRequest::DeferPartialWaveCode). Else, with
-/// TailsOutOfLine, such a kernel's partial wave at a row's end runs in a
-/// function of its own, `<entry>.tail` (tailFunctionName), which
-/// compileKernels compiles in parallel with the rest
-/// (finalizer/ParallelKernels.h).
-llvm::Error buildCpuWorkGroupFunctions(
-    llvm::Module &M, LoweredProgram &Program, unsigned VectorWidth,
-    unsigned WavefrontSize, std::vector<VectorizeStats> *Stats = nullptr,
-    std::vector<std::string> *LockstepRefused = nullptr,
-    bool DeferPartialWaves = false, bool TailsOutOfLine = false);
-
-/// The name of the function that runs the partial wave at a row's end of
-/// the kernel whose work-group function is Entry, where it has one
-/// (TailsOutOfLine).
-std::string tailFunctionName(llvm::StringRef Entry);
+/// of whole waves only (FinalizeRequest::DeferPartialWaveCode).
+llvm::Error
+buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
+                           unsigned VectorWidth, unsigned WavefrontSize,
+                           std::vector<VectorizeStats> *Stats = nullptr,
+                           std::vector<std::string> *LockstepRefused = nullptr,
+                           bool DeferPartialWaves = false);
 
 } // namespace openhsa::finalizer
 

@@ -278,10 +278,6 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
              !fixedGroupShape(K.Symbol).fixed())
       WithShapeVariants.push_back(K.Symbol.Name);
   }
-  // Where the kernels compile on threads (ParallelKernels.h), the partial
-  // waves' code of each compiles on one of its own.
-  const unsigned Threads = Alone ? finalizeThreads() : 1;
-  const bool TailsOutOfLine = Threads > 1;
   // A lockstep kernel that would not pay is lowered again as usual.
   bool Built = false;
   while (!Built && !Options.LockstepKernels.empty()) {
@@ -291,7 +287,7 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
     std::vector<std::string> Refused;
     llvm::Error Err = buildCpuWorkGroupFunctions(
         *M, *Lockstep, Width, Options.WavefrontSize, &Stats, &Refused,
-        Request.DeferPartialWaveCode && Alone, TailsOutOfLine);
+        Request.DeferPartialWaveCode && Alone);
     if (!Err) {
       Lowered = std::move(Lockstep);
       Built = true;
@@ -312,7 +308,7 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
   if (!Built)
     if (auto Err = buildCpuWorkGroupFunctions(
             *M, *Lowered, Width, Options.WavefrontSize, &Stats, nullptr,
-            Request.DeferPartialWaveCode && Alone, TailsOutOfLine))
+            Request.DeferPartialWaveCode && Alone))
       return Err;
   for (LoweredKernel &K : Lowered->Kernels) {
     K.Symbol.Lockstep = K.Lockstep;
@@ -363,15 +359,12 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
   // of its own, where they share nothing (ParallelKernels.h): not where the
   // program has variables or indirect functions, which the runtime finds
   // by their symbols.
-  std::vector<std::string> Roots;
-  for (const LoweredKernel &K : Lowered->Kernels) {
-    if (K.Symbol.CodeDeferred)
-      continue;
-    Roots.push_back(K.Symbol.EntrySymbol);
-    if (M->getFunction(tailFunctionName(K.Symbol.EntrySymbol)))
-      Roots.push_back(tailFunctionName(K.Symbol.EntrySymbol));
-  }
-  auto Objects = compileKernels(*M, Roots, Threads, printDiagnostic);
+  std::vector<std::string> Entries;
+  for (const LoweredKernel &K : Lowered->Kernels)
+    if (!K.Symbol.CodeDeferred)
+      Entries.push_back(K.Symbol.EntrySymbol);
+  auto Objects = compileKernels(*M, Entries, Alone ? finalizeThreads() : 1,
+                                printDiagnostic);
   if (!Objects)
     return Objects.takeError();
 

@@ -3,6 +3,7 @@
 
 #include "finalizer/Codegen.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Bitcode/BitcodeReader.h"
@@ -37,9 +38,8 @@ namespace {
 using GlobalSet = llvm::SmallPtrSet<const llvm::GlobalValue *, 16>;
 
 /// The global values Entry's code reaches: what its body calls and refers
-/// to, and what those do, through constants too; not through the other
-/// roots, which are in modules of their own.
-GlobalSet reachedFrom(const llvm::Function &Entry, const GlobalSet &Roots) {
+/// to, and what those do, through constants too.
+GlobalSet reachedFrom(const llvm::Function &Entry) {
   GlobalSet Seen{&Entry};
   llvm::SmallVector<const llvm::GlobalValue *, 16> Work{&Entry};
   llvm::SmallPtrSet<const llvm::Constant *, 32> SeenConstants;
@@ -60,8 +60,6 @@ GlobalSet reachedFrom(const llvm::Function &Entry, const GlobalSet &Roots) {
   };
   while (!Work.empty()) {
     const llvm::GlobalValue *GV = Work.pop_back_val();
-    if (GV != &Entry && Roots.contains(GV))
-      continue; // Declared here, defined in its own module.
     if (const auto *F = llvm::dyn_cast<llvm::Function>(GV)) {
       for (const llvm::Instruction &I : llvm::instructions(*F))
         for (const llvm::Use &U : I.operands())
@@ -90,13 +88,12 @@ bool mayShareState(const llvm::Module &M) {
 /// internal (each module has its own copies; nothing else is looked up in
 /// the objects).
 std::unique_ptr<llvm::Module> kernelModule(const llvm::Module &M,
-                                           const llvm::Function &Entry,
-                                           const GlobalSet &Roots) {
-  const GlobalSet Reached = reachedFrom(Entry, Roots);
+                                           const llvm::Function &Entry) {
+  const GlobalSet Reached = reachedFrom(Entry);
   llvm::ValueToValueMapTy Map;
   std::unique_ptr<llvm::Module> K =
       llvm::CloneModule(M, Map, [&](const llvm::GlobalValue *GV) {
-        return Reached.contains(GV) && (GV == &Entry || !Roots.contains(GV));
+        return Reached.contains(GV);
       });
   K->setModuleIdentifier((M.getName() + "." + Entry.getName()).str());
   for (llvm::Function &F : llvm::make_early_inc_range(*K)) {
@@ -121,14 +118,13 @@ std::unique_ptr<llvm::Module> kernelModule(const llvm::Module &M,
 } // namespace
 
 llvm::Expected<std::vector<std::vector<uint8_t>>>
-compileKernels(llvm::Module &M, llvm::ArrayRef<std::string> Roots,
+compileKernels(llvm::Module &M, llvm::ArrayRef<std::string> Entries,
                unsigned Threads,
                llvm::DiagnosticHandler::DiagnosticHandlerTy Diagnostics) {
   std::vector<const llvm::Function *> Kernels;
-  GlobalSet RootSet;
-  for (const std::string &Name : Roots)
+  for (const std::string &Name : Entries)
     if (const llvm::Function *F = M.getFunction(Name);
-        F && !F->isDeclaration() && RootSet.insert(F).second)
+        F && !F->isDeclaration() && !llvm::is_contained(Kernels, F))
       Kernels.push_back(F);
   if (Threads < 2 || Kernels.size() < 2 || mayShareState(M)) {
     auto Object = compileToObject(M);
@@ -143,7 +139,7 @@ compileKernels(llvm::Module &M, llvm::ArrayRef<std::string> Roots,
   // (the dumps of OPENHSA_DUMP_IR and OPENHSA_DUMP_ASM are named by it).
   std::vector<std::string> Names(Kernels.size());
   for (size_t I = 0; I < Kernels.size(); ++I) {
-    std::unique_ptr<llvm::Module> K = kernelModule(M, *Kernels[I], RootSet);
+    std::unique_ptr<llvm::Module> K = kernelModule(M, *Kernels[I]);
     Names[I] = K->getModuleIdentifier();
     llvm::raw_svector_ostream OS(Bitcode[I]);
     llvm::WriteBitcodeToFile(*K, OS);

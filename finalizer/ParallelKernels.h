@@ -8,9 +8,7 @@
 // object of its own: a code object then holds several objects
 // (CodeObject::MoreObjects), which the JIT loader links into one symbol
 // space. The kernels share nothing: a function two of them call is copied
-// into both, with internal linkage. A kernel's partial waves at its rows'
-// ends run in a function of their own (CpuTarget.h, TailsOutOfLine), a
-// module of its own too: its work-group function calls it across objects.
+// into both, with internal linkage.
 //
 // Not for programs whose kernels share state: variables (the program's,
 // or a function's own that is not constant) and indirect functions stay
@@ -36,14 +34,13 @@ namespace openhsa::finalizer {
 /// host's hardware threads, at most 16.
 unsigned finalizeThreads();
 
-/// Compiles M (compileToObject) into objects: one per function of Roots
-/// (kernels' work-group functions, and the functions that run their
-/// partial waves, CpuTarget.h), with what it calls but the other roots,
-/// on up to Threads threads, where M's kernels share no state and there
-/// are at least two roots; else M as one object. Each thread's context
-/// reports LLVM's diagnostics to Diagnostics. M is left as it was.
+/// Compiles M (compileToObject) into objects: one per work-group function
+/// named in Entries, with what it calls, on up to Threads threads, where
+/// M's kernels share no state and there are at least two; else M as one
+/// object. Each thread's context reports LLVM's diagnostics to Diagnostics.
+/// M is left as it was.
 llvm::Expected<std::vector<std::vector<uint8_t>>>
-compileKernels(llvm::Module &M, llvm::ArrayRef<std::string> Roots,
+compileKernels(llvm::Module &M, llvm::ArrayRef<std::string> Entries,
                unsigned Threads,
                llvm::DiagnosticHandler::DiagnosticHandlerTy Diagnostics);
 

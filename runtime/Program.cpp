@@ -2,7 +2,6 @@
 #include "runtime/Program.h"
 
 #include "finalizer/FinalizeCache.h"
-#include "finalizer/ParallelKernels.h"
 
 #include "brig/Validator.h"
 #include "brig/asm/ModuleSemantics.h"
@@ -262,15 +261,9 @@ Program::finalize(const std::string &IsaName,
   // OPENHSA_DEFER_VARIANT_CODE=0 compiles everything now, for comparisons.
   const char *Defer = std::getenv("OPENHSA_DEFER_VARIANT_CODE");
   Request.DeferShapeVariantCode = !Defer || std::strcmp(Defer, "0") != 0;
-  // The code for partial waves is deferred where it would lengthen the
-  // finalization: on one finalization thread. With more, it compiles in
-  // parallel with the rest (finalizer/ParallelKernels.h), and dispatches
-  // with partial waves need no second finalization.
-  // OPENHSA_DEFER_PARTIAL_WAVES=1 or 0 decides either way.
+  // OPENHSA_DEFER_PARTIAL_WAVES=0 compiles the code for partial waves now.
   const char *Waves = std::getenv("OPENHSA_DEFER_PARTIAL_WAVES");
-  Request.DeferPartialWaveCode = Waves && *Waves
-                                     ? std::strcmp(Waves, "0") != 0
-                                     : finalizer::finalizeThreads() < 2;
+  Request.DeferPartialWaveCode = !Waves || std::strcmp(Waves, "0") != 0;
   auto CO = finalizer::finalizeCached(Request);
   // What the runtime finalizes kernels again from, for the shapes of their
   // dispatches and for the code it deferred (runtime/ShapeVariants.h).

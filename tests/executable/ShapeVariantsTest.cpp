@@ -459,9 +459,7 @@ TEST_F(ShapeVariants, ConcurrentFirstDispatchesOfAShapeOnTwoQueues) {
 // groups whose X sizes are multiples of the vector width run it; the first
 // other dispatch finalizes the kernel's code with partial waves, and later
 // ones run that. Elements past the grid stay as they were.
-// (Deferred where finalization runs on one thread, or as here where asked.)
 TEST_F(ShapeVariants, PartialWavesFinalizeTheirCodeAtTheirFirstDispatch) {
-  ScopedEnv Deferral("OPENHSA_DEFER_PARTIAL_WAVES", "1");
   hsa_executable_symbol_t Twice = loadCodeObject(finalizeTwice(), "&twice");
   std::vector<uint32_t> Data = iota(1040), Want = Data;
   // Whole waves: the program's code.
@@ -497,23 +495,9 @@ TEST_F(ShapeVariants, WithoutDeferralPartialWavesFinalizeNothing) {
   EXPECT_EQ(twiceOver(Twice, Data, Want, 1000, 64), "");
 }
 
-// On more than one finalization thread the program's code has partial
-// waves, compiled in parallel with the rest (finalizer/ParallelKernels.h):
-// nothing is finalized at a dispatch with partial waves.
-TEST_F(ShapeVariants, ParallelFinalizationHasPartialWavesCodeAtOnce) {
-  ScopedEnv Threads("OPENHSA_FINALIZE_THREADS", "2");
-  ScopedEnv Default("OPENHSA_DEFER_PARTIAL_WAVES", nullptr);
-  hsa_executable_symbol_t Twice = loadCodeObject(finalizeTwice(), "&twice");
-  std::vector<uint32_t> Data = iota(1040), Want = Data;
-  EXPECT_EQ(twiceOver(Twice, Data, Want, 1000, 64), "");
-  EXPECT_EQ(twiceOver(Twice, Data, Want, 1024, 40), "");
-  EXPECT_EQ(twiceOver(Twice, Data, Want, 1024, 64), "");
-}
-
 // hsa_code_object_serialize writes the kernel's code with partial waves:
 // the bytes loaded again run such a dispatch with nothing to finalize.
 TEST_F(ShapeVariants, SerializedCodeObjectsHavePartialWaveCode) {
-  ScopedEnv Deferral("OPENHSA_DEFER_PARTIAL_WAVES", "1");
   hsa_executable_symbol_t Twice =
       loadCodeObject(serializedAndBack(finalizeTwice()), "&twice");
   std::vector<uint32_t> Data = iota(1040), Want = Data;
