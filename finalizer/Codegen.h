@@ -35,8 +35,12 @@ llvm::Expected<std::vector<uint8_t>> compileToObject(llvm::Module &M);
 /// What compileToObject's code generation runs (set as the module's
 /// context's gate before it): every pass but Loop Strength Reduction, whose
 /// cost (a quarter to a half of code generation in kernels with loops)
-/// buys nothing measurable in finalized kernels.
+/// buys nothing measurable in wave loops. Not for a module with a function
+/// marked KeepsLoopStrengthReductionAttr (a lockstep group's work-group
+/// function): there LSR's pointer increments keep the unrolled loops'
+/// multiply-adds on plain base addresses.
 llvm::OptPassGate &hostCodegenPassGate();
+inline constexpr const char *KeepsLoopStrengthReductionAttr = "openhsa-lsr";
 
 /// LLVM's analyses, registered and cross-wired, for passes run on one
 /// function at a time outside the optimization pipeline (no target

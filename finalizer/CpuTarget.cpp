@@ -854,7 +854,8 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
   if (K.Lockstep && VecBody) {
     // A group in lockstep is one vector of all its work-items
     // (LockstepGroups.h), whole and of the fixed shape: one call, at its
-    // first work-item.
+    // first work-item. Its code keeps Loop Strength Reduction (Codegen.h).
+    F->addFnAttr(KeepsLoopStrengthReductionAttr);
     for (llvm::Value *Id : Local)
       B.CreateStore(B.getInt32(0), Id);
     B.CreateCall(VecBody, {Kernarg, Wi,

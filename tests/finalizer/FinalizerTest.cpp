@@ -518,38 +518,55 @@ exit:
   ret void
 }
 )";
-  char Dir[] = "/tmp/openhsa-codegen-XXXXXX";
-  ASSERT_NE(mkdtemp(Dir), nullptr);
-  llvm::LLVMContext Ctx;
-  std::unique_ptr<llvm::Module> M = openhsa::test::parseIr(Strided, Ctx);
-  ASSERT_TRUE(M);
-  {
-    openhsa::test::ScopedEnv Asm("OPENHSA_DUMP_ASM", Dir);
-    auto Object = openhsa::finalizer::compileToObject(*M);
-    ASSERT_TRUE(bool(Object)) << llvm::toString(Object.takeError());
-    EXPECT_FALSE(Object->empty());
-  }
-  const std::string Path = std::string(Dir) + "/" + M->getName().str() + ".s";
-  std::stringstream Text;
-  Text << std::ifstream(Path).rdbuf();
-  std::remove(Path.c_str());
-  std::remove((std::string(Dir) + "/" + M->getName().str() + ".o").c_str());
-  rmdir(Dir);
-  // The loop: from its header's label (the function's only block label)
-  // to the branch back to it.
-  const std::string Asm = Text.str();
-  const size_t Label = Asm.find(".LBB0_");
-  ASSERT_NE(Label, std::string::npos) << Asm;
-  const size_t Colon = Asm.find(':', Label);
-  ASSERT_NE(Colon, std::string::npos) << Asm;
-  const std::string Header = Asm.substr(Label, Colon - Label);
-  const size_t BackEdge = Asm.find("\t" + Header + "\n", Colon);
-  ASSERT_NE(BackEdge, std::string::npos) << Asm;
-  const std::string Loop = Asm.substr(Colon, BackEdge - Colon);
-  EXPECT_NE(Loop.find("imul"), std::string::npos) << Loop;
+  // The loop's assembly, from its header's label (the function's only
+  // block label) to the branch back to it, and whether the context had our
+  // gate; KeepLsr marks the function as a lockstep group's is.
+  auto CompiledLoop = [&](bool KeepLsr, bool &Gated) -> std::string {
+    char Dir[] = "/tmp/openhsa-codegen-XXXXXX";
+    if (!mkdtemp(Dir))
+      return "no directory";
+    llvm::LLVMContext Ctx;
+    std::unique_ptr<llvm::Module> M = openhsa::test::parseIr(Strided, Ctx);
+    if (!M)
+      return "no module";
+    if (KeepLsr)
+      M->getFunction("strided")->addFnAttr(
+          openhsa::finalizer::KeepsLoopStrengthReductionAttr);
+    {
+      openhsa::test::ScopedEnv Asm("OPENHSA_DUMP_ASM", Dir);
+      auto Object = openhsa::finalizer::compileToObject(*M);
+      if (!Object)
+        return llvm::toString(Object.takeError());
+    }
+    Gated = &Ctx.getOptPassGate() == &openhsa::finalizer::hostCodegenPassGate();
+    const std::string Path = std::string(Dir) + "/" + M->getName().str() + ".s";
+    std::stringstream Text;
+    Text << std::ifstream(Path).rdbuf();
+    std::remove(Path.c_str());
+    std::remove((std::string(Dir) + "/" + M->getName().str() + ".o").c_str());
+    rmdir(Dir);
+    const std::string Asm = Text.str();
+    const size_t Label = Asm.find(".LBB0_");
+    const size_t Colon = Asm.find(':', Label);
+    if (Label == std::string::npos || Colon == std::string::npos)
+      return "no loop in " + Asm;
+    const std::string Header = Asm.substr(Label, Colon - Label);
+    const size_t BackEdge = Asm.find("\t" + Header + "\n", Colon);
+    if (BackEdge == std::string::npos)
+      return "no back edge in " + Asm;
+    return Asm.substr(Colon, BackEdge - Colon);
+  };
+  bool Gated = false;
+  const std::string Plain = CompiledLoop(false, Gated);
+  EXPECT_TRUE(Gated);
+  EXPECT_NE(Plain.find("imul"), std::string::npos) << Plain;
+  // A lockstep group's code keeps LSR: the multiply becomes an increment.
+  const std::string Kept = CompiledLoop(true, Gated);
+  EXPECT_FALSE(Gated);
+  EXPECT_EQ(Kept.find("imul"), std::string::npos) << Kept;
+  EXPECT_NE(Kept.find("add"), std::string::npos) << Kept;
 
   llvm::OptPassGate &Gate = openhsa::finalizer::hostCodegenPassGate();
-  EXPECT_EQ(&Ctx.getOptPassGate(), &Gate);
   EXPECT_TRUE(Gate.isEnabled());
   EXPECT_FALSE(Gate.shouldRunPass("Loop Strength Reduction", "loop"));
   EXPECT_TRUE(Gate.shouldRunPass("X86 DAG->DAG Instruction Selection", "f"));

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "IrText.h"
 #include "KernelRunner.h"
+#include "finalizer/Codegen.h"
 
 #include "finalizer/CodeObject.h"
 #include "finalizer/JitLoader.h"
@@ -268,6 +269,12 @@ TEST(LockstepGroupsTest, TheTreeReductionKeepsItsGroupMemoryInRegisters) {
   // ends (finalizer/DeadGroupStores.h).
   EXPECT_EQ(occurrences(D.Ir, "store " + Vector), 0u) << D.Ir;
   EXPECT_EQ(occurrences(D.Ir, "call void @llvm.masked.store"), 0u) << D.Ir;
+  // Its code generation keeps Loop Strength Reduction (Codegen.h).
+  EXPECT_NE(D.Ir.find(std::string("\"") +
+                      openhsa::finalizer::KeepsLoopStrengthReductionAttr +
+                      "\""),
+            std::string::npos)
+      << D.Ir;
 }
 
 TEST(LockstepGroupsTest, CodeObjectsKeepWhatTheRuntimeNeeds) {
