@@ -116,7 +116,7 @@ struct CodeObject {
   std::vector<uint8_t> Object;
   /// CPU ISAs: further relocatable objects, loaded beside Object into one
   /// symbol space: a program's kernels compiled in parallel, one object
-  /// each (finalizer/Finalizer.h, ParallelKernels). Usually empty.
+  /// each (finalizer/ParallelKernels.h). Usually empty.
   std::vector<std::vector<uint8_t>> MoreObjects;
   /// What it was finalized from, in memory only (never serialized): the
   /// runtime finalizes kernels again from it for the shapes of their

@@ -167,7 +167,7 @@ LoadedObject::load(const CodeObject &CO,
 
   // Every object in one symbol space: the kernels of a program finalized
   // in parallel may share nothing but the runtime's symbols, each object
-  // defining its own copies of what they call (Finalizer.cpp).
+  // defining its own copies of what they call (ParallelKernels.h).
   auto Add = [&](const std::vector<uint8_t> &O) {
     return (*J)->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(
         llvm::StringRef(reinterpret_cast<const char *>(O.data()), O.size()),

@@ -84,9 +84,9 @@ bool mayShareState(const llvm::Module &M) {
 }
 
 /// Entry and what it reaches, copied out of M: the rest only declared
-/// where used (the other roots among it), and everything defined but Entry
-/// internal (each module has its own copies; nothing else is looked up in
-/// the objects).
+/// where used (unused declarations dropped), and everything defined but
+/// Entry internal (each module has its own copies; nothing else is looked
+/// up in the objects).
 std::unique_ptr<llvm::Module> kernelModule(const llvm::Module &M,
                                            const llvm::Function &Entry) {
   const GlobalSet Reached = reachedFrom(Entry);
