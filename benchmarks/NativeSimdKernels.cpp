@@ -450,6 +450,44 @@ void stencil(const float *In, float *Out, uint32_t Width, uint32_t Height) {
       });
 }
 
+void median3x3(const float *In, float *Out, uint32_t Width, uint32_t Height) {
+  // The nine values of 16 points in nine registers; each compare-exchange
+  // of the kernel's passes a min and a max of two of them.
+  auto Median = [](auto *P) {
+    for (unsigned Pass = 0; Pass < 5; ++Pass)
+      for (unsigned J = 0; J < 8 - Pass; ++J) {
+        const auto A = P[J], B = P[J + 1];
+        P[J] = B < A ? B : A;
+        P[J + 1] = A < B ? B : A;
+      }
+    return P[4];
+  };
+  tbb::parallel_for(
+      tbb::blocked_range<uint32_t>(1, Height - 1, 8),
+      [=](const tbb::blocked_range<uint32_t> &R) {
+        const ptrdiff_t Pitch = Width; // Signed: C - Pitch is the row above.
+        for (uint32_t Y = R.begin(); Y < R.end(); ++Y) {
+          const float *C = In + size_t(Y) * Width;
+          float *O = Out + size_t(Y) * Width;
+          uint32_t X = 1;
+          for (; X + L <= Width - 1; X += L) {
+            vf P[9];
+            for (int Dy = -1, K = 0; Dy <= 1; ++Dy)
+              for (int Dx = -1; Dx <= 1; ++Dx)
+                P[K++] = load<vf>(C + Dy * Pitch + X + Dx);
+            store(O + X, Median(P));
+          }
+          for (; X < Width - 1; ++X) { // The row's last partial vector.
+            float P[9];
+            for (int Dy = -1, K = 0; Dy <= 1; ++Dy)
+              for (int Dx = -1; Dx <= 1; ++Dx)
+                P[K++] = C[Dy * Pitch + X + Dx];
+            O[X] = Median(P);
+          }
+        }
+      });
+}
+
 void histogram(const uint32_t *In, uint32_t N, uint32_t *Bins) {
   // The kernel's atomicnoret_add_global_rlx_agent_u32: a relaxed atomic
   // add per element into the one histogram all threads share.

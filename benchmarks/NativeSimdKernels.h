@@ -67,6 +67,10 @@ void nbody(const float *Pos, const float *Vel, float *PosOut, float *VelOut,
 /// The 5-point stencil of the interior of a Width x Height grid; Out's
 /// border is not written.
 void stencil(const float *In, float *Out, uint32_t Width, uint32_t Height);
+/// The median of each interior point's 3x3 neighbourhood of a Width x
+/// Height grid, by the kernel's five bubble-sort passes of min/max
+/// compare-exchanges, in registers; Out's border is not written.
+void median3x3(const float *In, float *Out, uint32_t Width, uint32_t Height);
 /// Bins[In[i] & 255] += 1, Bins zeroed first; the histogram kernel's
 /// algorithm: bins computed 16 at a time, then one relaxed atomic add per
 /// element into the one shared histogram.

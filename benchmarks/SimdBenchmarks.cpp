@@ -45,7 +45,7 @@ const std::string KernelsDir = [] {
 /// then); or told the group shape the case dispatches with
 /// (requiredworkgroupsize, and requirenopartialworkgroups where its grid
 /// is a multiple of it), as a program that knows it can say.
-enum class Finalize { Plain, Scalar, FixedShape };
+enum class Finalize { Plain, Scalar, FixedShape, SideBySide };
 
 constexpr uint64_t controlBit(unsigned BrigControl) {
   return uint64_t(1) << BrigControl;
@@ -385,8 +385,36 @@ struct SgemmTiledThroughMemoryCase : SgemmTiledCase {
   }
 };
 
+// The stencil's grid, each point's median of nine in a private array.
+struct Median3x3Case {
+  static constexpr uint16_t Shape[3] = {16, 16, 1};
+  static constexpr bool WholeGroups = false;
+  static constexpr const char *File = "median3x3.hsail", *Symbol = "&median3x3";
+  static constexpr uint32_t W = 4096, H = 4096;
+  std::vector<float> In = randomFloats(size_t(W) * H, 0, 1, 10),
+                     OH = std::vector<float>(size_t(W) * H),
+                     ON = std::vector<float>(size_t(W) * H);
+  uint16_t Group[3] = {Shape[0], Shape[1], Shape[2]};
+  void hsail(DispatchFixture &F, uint64_t K) {
+    struct {
+      const float *In;
+      float *Out;
+      uint32_t W;
+    } Args{In.data(), OH.data(), W};
+    const uint32_t Grid[3] = {W - 2, H - 2, 1};
+    dispatchAndWait(F, K, &Args, 2, Grid, Group);
+  }
+  void native() { simd::median3x3(In.data(), ON.data(), W, H); }
+  void check(const char *How) {
+    compare("median3x3", How, OH.data(), ON.data(), OH.size());
+  }
+};
+
 struct StencilRowsCase : StencilCase {
   StencilRowsCase() { Group[0] = 256, Group[1] = 1; }
+};
+struct Median3x3RowsCase : Median3x3Case {
+  Median3x3RowsCase() { Group[0] = 256, Group[1] = 1; }
 };
 struct NbodyGroups64Case : NbodyCase {
   NbodyGroups64Case() { Group[0] = 64; }
@@ -473,6 +501,7 @@ void hsailBench(benchmark::State &State, Finalize How = Finalize::Plain) {
   C->hsail(F, K->Object);
   C->check(How == Finalize::Scalar       ? "scalar"
            : How == Finalize::FixedShape ? "vectorized, fixed group shape"
+           : How == Finalize::SideBySide ? "vectorized, private side by side"
                                          : "vectorized");
   for (auto _ : State)
     C->hsail(F, K->Object);
@@ -633,14 +662,37 @@ SIMD_BENCHMARKS(Stencil);
 SIMD_BENCHMARKS(Histogram);
 SIMD_REFERENCE(Histogram, Private);
 SIMD_BENCHMARKS(BinarySearch);
+SIMD_BENCHMARKS(Median3x3);
+// The median's private array with the lanes' blocks side by side, as
+// before interleaving (finalizer/PrivateInterleaving.h): gathers and
+// scatters. Set for the whole run: the first dispatch finalizes the
+// kernel's partial-wave code, and with it the kernel, again.
+void BM_Median3x3SideBySideHsail(benchmark::State &S) {
+  openhsa::test::ScopedEnv Off("OPENHSA_INTERLEAVE_PRIVATE", "0");
+  hsailBench<Median3x3Case>(S, Finalize::SideBySide);
+}
+void BM_Median3x3RowsSideBySideHsail(benchmark::State &S) {
+  openhsa::test::ScopedEnv Off("OPENHSA_INTERLEAVE_PRIVATE", "0");
+  hsailBench<Median3x3RowsCase>(S, Finalize::SideBySide);
+}
+BENCHMARK(BM_Median3x3SideBySideHsail)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_Median3x3RowsSideBySideHsail)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void BM_StencilRowsHsail(benchmark::State &S) {
   hsailBench<StencilRowsCase>(S);
+}
+void BM_Median3x3RowsHsail(benchmark::State &S) {
+  hsailBench<Median3x3RowsCase>(S);
 }
 void BM_NbodyGroups64Hsail(benchmark::State &S) {
   hsailBench<NbodyGroups64Case>(S);
 }
 BENCHMARK(BM_StencilRowsHsail)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Median3x3RowsHsail)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_NbodyGroups64Hsail)->Unit(benchmark::kMillisecond)->UseRealTime();
 void BM_SgemmTiledNativeThroughMemory(benchmark::State &S) {
   referenceBench<SgemmTiledThroughMemoryCase>(S);

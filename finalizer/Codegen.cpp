@@ -310,9 +310,14 @@ llvm::Expected<std::vector<uint8_t>> compileToObject(llvm::Module &M) {
           FPM.addPass(GroupBoundsChecksPass());
         });
     // Work-item loops whose bounds check holds for the whole group run a
-    // copy without it, which vectorizes without masks.
+    // copy without it, which vectorizes without masks. Before, once more,
+    // the stores that nothing reads: a wave's private array that LLVM
+    // keeps in registers was still read once after the sort that filled
+    // it when they ran above, and those of every wave were kept
+    // (benchmarks/kernels/median3x3.hsail).
     PB.registerVectorizerStartEPCallback(
         [](llvm::FunctionPassManager &FPM, llvm::OptimizationLevel) {
+          FPM.addPass(DeadGroupStoresPass());
           FPM.addPass(UniformConditionsPass());
           FPM.addPass(llvm::SimplifyCFGPass());
         });

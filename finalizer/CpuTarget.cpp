@@ -1257,12 +1257,15 @@ llvm::Error buildCpuWorkGroupFunctions(
       // A wave's register file follows its first work-item's private
       // data: each work-item's block grows by W register files, and by two
       // more where the group shares registers (the group's copies, in its
-      // first work-item's block).
+      // first work-item's block). The wave's interleaved private data, if
+      // any, come last (finalizer/PrivateInterleaving.h).
       State.WaveRegisterFileOffset = (uint64_t(LoweredPrivate) + 63) / 64 * 64;
       State.GroupRegisterFileOffset =
           State.WaveRegisterFileOffset + uint64_t(W) * K.RegisterFileSize;
       const uint64_t Grown =
           State.GroupRegisterFileOffset + 2 * K.RegisterFileSize;
+      State.PrivateSegmentSize = LoweredPrivate;
+      State.WavePrivateOffset = (Grown + 63) / 64 * 64;
       if (K.UsesBarrier && Grown > UINT32_MAX) {
         K.Symbol.ScalarReason = "its waves' register files are too large";
         return;
@@ -1281,6 +1284,9 @@ llvm::Error buildCpuWorkGroupFunctions(
         K.Symbol.PrivateSegmentSize = uint32_t(
             !groupRegisterSlots(*V).empty() ? Grown
                                             : State.GroupRegisterFileOffset);
+      if (KStats.PrivateAreaBytes) // Below 2^32 (interleavePrivateSegment).
+        K.Symbol.PrivateSegmentSize =
+            uint32_t(State.WavePrivateOffset + KStats.PrivateAreaBytes);
       GroupFileOffset = State.GroupRegisterFileOffset;
     };
     // Where lockstep groups would not pay, the caller lowers again.

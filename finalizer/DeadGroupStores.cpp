@@ -95,6 +95,12 @@ bool mayRead(const Instruction &I, const MemoryLocation &Where, AAResults &AA) {
   // kernel's arguments) cannot show what a store wrote.
   if (I.hasMetadata(LLVMContext::MD_invariant_load))
     return false;
+  // Nor can the function's arguments, the kernel's arguments and the
+  // dispatch context (a row's bounds, the slice's): memory of their own,
+  // not the runtime's segments.
+  if (const auto *L = dyn_cast<LoadInst>(&I);
+      L && isa<Argument>(getUnderlyingObject(L->getPointerOperand())))
+    return false;
   return isRefSet(AA.getModRefInfo(&I, Where));
 }
 
@@ -104,11 +110,24 @@ unsigned removeDeadGroupStores(Function &F, AAResults &AA) {
   if (!F.hasFnAttribute(WorkGroupFunctionAttr) || F.isDeclaration())
     return 0;
 
-  // The segments the function stores to.
+  // The segments the function stores to, and what alias metadata says of
+  // all of a segment's stores at once (AAMDNodes::merge: the union of
+  // their scopes, where every one has a scope): a wave's interleaved
+  // private data are stored in a scope of their own, which the kernel's
+  // other accesses are outside of (VectorizerWiden.cpp,
+  // scopeRegisterFile), so that a load of global memory in a later wave
+  // does not keep them.
   SmallVector<const Value *, 2> Segments;
+  DenseMap<const Value *, AAMDNodes> Scopes;
   for (Instruction &I : instructions(F))
-    if (auto S = segmentStore(I, F); S && !is_contained(Segments, S->Segment))
-      Segments.push_back(S->Segment);
+    if (auto S = segmentStore(I, F)) {
+      if (!is_contained(Segments, S->Segment)) {
+        Segments.push_back(S->Segment);
+        Scopes[S->Segment] = S->Where.AATags;
+      } else {
+        Scopes[S->Segment] = Scopes[S->Segment].merge(S->Where.AATags);
+      }
+    }
   if (Segments.empty())
     return 0;
 
@@ -120,7 +139,8 @@ unsigned removeDeadGroupStores(Function &F, AAResults &AA) {
   DenseMap<const Value *, Readers> ReadersOf;
   DenseMap<const Value *, DenseMap<const BasicBlock *, bool>> LiveOut;
   for (const Value *Seg : Segments) {
-    const MemoryLocation Whole = MemoryLocation::getBeforeOrAfter(Seg);
+    const MemoryLocation Whole =
+        MemoryLocation::getBeforeOrAfter(Seg, Scopes[Seg]);
     Readers &In = ReadersOf[Seg];
     for (BasicBlock &BB : F)
       for (Instruction &I : BB)

@@ -133,6 +133,7 @@ std::string keyOf(const FinalizeRequest &R) {
   K.env("OPENHSA_PROMOTE_REGISTERS");
   K.env("OPENHSA_PREFETCH_GROUPS");
   K.env("OPENHSA_LOCKSTEP_GROUPS");
+  K.env("OPENHSA_INTERLEAVE_PRIVATE");
   K.str(R.IsaName);
   K.num(R.MachineModel);
   K.num(R.Profile);

@@ -57,7 +57,8 @@ bool Vectorizer::computeVarying(Instruction &I) {
         isQuery(Callee, query::WaveShuffle32) ||
         isQuery(Callee, query::WaveShuffle64))
       return true;
-    if (isQuery(Callee, query::PrivateBase))
+    if (isQuery(Callee, query::PrivateBase) ||
+        isQuery(Callee, PrivateLaneMarker))
       return true;
     if (isQuery(Callee, LaneMarker))
       return VaryingSlots.count(
@@ -245,7 +246,8 @@ std::optional<LaneStride> Vectorizer::strideOf(Value *V) {
             cast<ConstantInt>(A->getArraySize())->getZExtValue()),
         {}};
   } else if (auto *CI = dyn_cast<CallInst>(V);
-             CI && isQuery(CI->getCalledFunction(), LaneMarker)) {
+             CI && (isQuery(CI->getCalledFunction(), LaneMarker) ||
+                    isQuery(CI->getCalledFunction(), PrivateLaneMarker))) {
     R = LaneStride{1, {}};
   } else if (auto *CI = dyn_cast<CallInst>(V)) {
     // Along a row, the X id steps by one and the Y id stays.
@@ -354,7 +356,8 @@ Value *Vectorizer::scalarAt(Value *V, unsigned Lane, IRBuilder<> &B) {
     return V;
   auto *I = cast<Instruction>(V);
   if (auto *CI = dyn_cast<CallInst>(I);
-      CI && isQuery(CI->getCalledFunction(), LaneMarker))
+      CI && (isQuery(CI->getCalledFunction(), LaneMarker) ||
+             isQuery(CI->getCalledFunction(), PrivateLaneMarker)))
     return B.getInt64(Lane);
   if (auto *CI = dyn_cast<CallInst>(I);
       CI && Layout == WaveLayout::Rows &&

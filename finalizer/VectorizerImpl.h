@@ -14,6 +14,8 @@
 #ifndef OPENHSA_FINALIZER_VECTORIZERIMPL_H
 #define OPENHSA_FINALIZER_VECTORIZERIMPL_H
 
+#include "finalizer/Lowering.h"
+#include "finalizer/PrivateInterleaving.h"
 #include "finalizer/WorkItemVectorizer.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -369,6 +371,17 @@ private:
     auto *CI = dyn_cast<CallInst>(U);
     return U == File.Wave || U == File.Group ||
            (CI && isQuery(CI->getCalledFunction(), SlotBaseMarker));
+  }
+  /// Whether P points into the wave's interleaved private data
+  /// (PrivateInterleaving.h), which only the body's private loads and
+  /// stores reach: the wave's file query at the private data's offset.
+  bool isPrivateArea(const Value *P) const {
+    auto *CI = dyn_cast<CallInst>(getUnderlyingObject(P));
+    if (!CI || CI == File.Wave ||
+        !isQuery(CI->getCalledFunction(), query::WaveRegisterFile))
+      return false;
+    auto *Offset = dyn_cast<ConstantInt>(CI->getArgOperand(1));
+    return Offset && Offset->getZExtValue() == State.WavePrivateOffset;
   }
   /// The slot a register file marker (LaneMarker, SlotBaseMarker) is for.
   static unsigned slotOf(const CallInst &Marker) {

@@ -393,7 +393,7 @@ Error Vectorizer::widenCall(CallInst &CI, IRBuilder<> &B) {
     Vec[&CI] = X;
     return Error::success();
   }
-  if (isQuery(Callee, LaneMarker)) {
+  if (isQuery(Callee, LaneMarker) || isQuery(Callee, PrivateLaneMarker)) {
     Vec[&CI] = B.CreateZExt(laneIds(), vectorOf(B.getInt64Ty(), W));
     return Error::success();
   }
@@ -857,6 +857,13 @@ Error Vectorizer::widenLoad(LoadInst &L, IRBuilder<> &B) {
     Vec[&L] = B.CreateAlignedLoad(VT, scalarAt(Ptr, 0, B), L.getAlign());
     return Error::success();
   }
+  if (isPrivateArea(Ptr)) {
+    // Every lane's copy is in the wave's area, lane by lane: no mask
+    // needed, and a load that LLVM can forward stores to.
+    ++Stats.Consecutive;
+    Vec[&L] = B.CreateAlignedLoad(VT, scalarAt(Ptr, 0, B), L.getAlign());
+    return Error::success();
+  }
   if (!inRows())
     prefetchForLaterGroups(L, scalarAt(Ptr, 0, B), B);
   bool Linear = false;
@@ -908,12 +915,13 @@ Error Vectorizer::widenStore(StoreInst &St, IRBuilder<> &B) {
   }
   Value *Ptr = St.getPointerOperand();
   SmallVector<Instruction *, 1> Parts;
-  if (isRegisterFile(Ptr)) {
-    ++Stats.RegisterFile;
+  if (isRegisterFile(Ptr) || isPrivateArea(Ptr)) {
+    ++(isRegisterFile(Ptr) ? Stats.RegisterFile : Stats.Consecutive);
     Value *First = scalarAt(Ptr, 0, B);
     if (WholeWave.count(St.getParent()))
       // Lanes that are off have no work-item, or are past the row's end:
-      // their slots are theirs alone and hold nothing live.
+      // their slots (their copies of the private data) are theirs alone
+      // and hold nothing live.
       B.CreateAlignedStore(Val, First, St.getAlign());
     else
       B.CreateMaskedStore(Val, First, St.getAlign(), Mask);
@@ -1140,20 +1148,12 @@ void Vectorizer::guardLaneOps() {
 /// registers in registers across loops that also access memory. The wave's
 /// file and the group's are disjoint too (scopes of their own): the group's
 /// shared registers, which every wave reads, stay in registers across the
-/// waves that store their own registers.
+/// waves that store their own registers. So are the wave's interleaved
+/// private data, which no address but the body's private ones reaches
+/// (PrivateInterleaving.h): a private array stays in registers across the
+/// kernel's other accesses.
 void Vectorizer::scopeRegisterFile() {
-  if (!File.Wave)
-    return;
-  MDBuilder MDB(Ctx);
-  MDNode *Domain = MDB.createAnonymousAliasScopeDomain("openhsa.registers");
-  MDNode *WaveScope = MDB.createAnonymousAliasScope(Domain, "wave file");
-  MDNode *GroupScope = MDB.createAnonymousAliasScope(Domain, "group file");
-  MDNode *Wave = MDNode::get(Ctx, {WaveScope});
-  MDNode *Group = MDNode::get(Ctx, {GroupScope});
-  MDNode *Both = MDNode::get(Ctx, {WaveScope, GroupScope});
-  for (Instruction &I : instructions(F)) {
-    if (!I.mayReadOrWriteMemory())
-      continue;
+  auto PointerOf = [](const Instruction &I) {
     const Value *Ptr = getLoadStorePointerOperand(&I);
     if (auto *II = dyn_cast<IntrinsicInst>(&I)) {
       if (II->getIntrinsicID() == Intrinsic::masked_load)
@@ -1161,13 +1161,51 @@ void Vectorizer::scopeRegisterFile() {
       else if (II->getIntrinsicID() == Intrinsic::masked_store)
         Ptr = II->getArgOperand(1);
     }
-    if (!Ptr || !isRegisterFile(Ptr)) {
-      I.setMetadata(LLVMContext::MD_noalias, Both);
+    return Ptr;
+  };
+  bool Private = false;
+  for (Instruction &I : instructions(F))
+    if (const Value *Ptr = PointerOf(I); Ptr && isPrivateArea(Ptr)) {
+      Private = true;
+      break;
+    }
+  if (!File.Wave && !Private)
+    return;
+  MDBuilder MDB(Ctx);
+  MDNode *Domain = MDB.createAnonymousAliasScopeDomain("openhsa.registers");
+  MDNode *WaveScope = MDB.createAnonymousAliasScope(Domain, "wave file");
+  MDNode *GroupScope = MDB.createAnonymousAliasScope(Domain, "group file");
+  MDNode *PrivateScope =
+      MDB.createAnonymousAliasScope(Domain, "wave private data");
+  MDNode *Wave = MDNode::get(Ctx, {WaveScope});
+  MDNode *Group = MDNode::get(Ctx, {GroupScope});
+  MDNode *PrivateData = MDNode::get(Ctx, {PrivateScope});
+  MDNode *Files = MDNode::get(Ctx, {WaveScope, GroupScope});
+  MDNode *All = MDNode::get(Ctx, {WaveScope, GroupScope, PrivateScope});
+  for (Instruction &I : instructions(F)) {
+    if (!I.mayReadOrWriteMemory())
+      continue;
+    const Value *Ptr = PointerOf(I);
+    if (Ptr && isPrivateArea(Ptr)) {
+      I.setMetadata(LLVMContext::MD_alias_scope, PrivateData);
+      I.setMetadata(LLVMContext::MD_noalias, Files);
+      continue;
+    }
+    if (!Ptr) {
+      // Gathers and scatters (the private data's too, at offsets that
+      // vary), calls: outside the files, maybe not the private data.
+      I.setMetadata(LLVMContext::MD_noalias, Private ? Files : All);
+      continue;
+    }
+    if (!isRegisterFile(Ptr)) {
+      I.setMetadata(LLVMContext::MD_noalias, All);
       continue;
     }
     const bool InGroupFile = getUnderlyingObject(Ptr) == File.Group;
     I.setMetadata(LLVMContext::MD_alias_scope, InGroupFile ? Group : Wave);
-    I.setMetadata(LLVMContext::MD_noalias, InGroupFile ? Wave : Group);
+    I.setMetadata(
+        LLVMContext::MD_noalias,
+        MDNode::get(Ctx, {InGroupFile ? WaveScope : GroupScope, PrivateScope}));
   }
 }
 

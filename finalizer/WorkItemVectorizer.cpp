@@ -7,6 +7,7 @@
 
 #include "finalizer/Codegen.h"
 #include "finalizer/Lowering.h"
+#include "finalizer/PrivateInterleaving.h"
 #include "finalizer/RegisterFileAccesses.h"
 
 #include "llvm/ADT/PostOrderIterator.h"
@@ -43,6 +44,11 @@ std::string describe(const VectorizeStats &S) {
               ? "; " + std::to_string(S.GroupRegisters) +
                     " registers shared by the group, " +
                     std::to_string(S.BoundedIfs) + " ifs bounded by the X id"
+              : std::string()) +
+         (S.PrivateGranule ? "; private data interleaved by " +
+                                 std::to_string(S.PrivateGranule) + " bytes"
+          : !S.PrivateSideBySide.empty()
+              ? "; private blocks side by side: " + S.PrivateSideBySide
               : std::string());
 }
 
@@ -402,14 +408,20 @@ vectorizeWorkItemBody(llvm::Function &S, unsigned W,
     V->eraseFromParent();
     return E;
   }
+  const PrivateInterleaving Private = interleavePrivateSegment(
+      *V, W, State.PrivateSegmentSize, State.WavePrivateOffset);
   Vectorizer Vz(*V, W, State, std::move(RegisterStores), std::move(File),
                 Layout, RowWidth ? RowWidth : W);
   if (llvm::Error E = Vz.run()) {
     V->eraseFromParent();
     return E;
   }
-  if (Stats)
+  if (Stats) {
     *Stats = Vz.stats();
+    Stats->PrivateGranule = Private.Granule;
+    Stats->PrivateAreaBytes = Private.AreaBytes;
+    Stats->PrivateSideBySide = Private.SideBySideReason;
+  }
   std::string Broken;
   llvm::raw_string_ostream OS(Broken);
   if (llvm::verifyFunction(*V, &OS)) {

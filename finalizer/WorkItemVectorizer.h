@@ -52,6 +52,11 @@ struct WorkItemStateLayout {
   /// written (for the next region), which the work-group function copies
   /// over the first after each region (groupRegisterBytes).
   uint64_t GroupRegisterFileOffset = 0;
+  /// The scalar body's private segment size, and where, in the private
+  /// block of a wave's first work-item, the wave's private data start when
+  /// they are interleaved lane by lane (finalizer/PrivateInterleaving.h).
+  uint64_t PrivateSegmentSize = 0;
+  uint64_t WavePrivateOffset = 0;
 };
 
 /// How the lanes of a wave map to work-items.
@@ -90,11 +95,20 @@ struct VectorizeStats {
   /// Instructions copied once per lane (atomics, volatile accesses, calls
   /// without a vector form): code that grows with the width.
   unsigned LaneCopies = 0;
+  /// The granule of the wave's interleaved private data (0: the lanes'
+  /// blocks lie side by side, for PrivateSideBySide's reason if the body
+  /// has private accesses) and the bytes its area adds to the first
+  /// work-item's private block (finalizer/PrivateInterleaving.h).
+  unsigned PrivateGranule = 0;
+  uint64_t PrivateAreaBytes = 0;
+  std::string PrivateSideBySide;
 };
 
 /// "N uniform, N consecutive (N checked), N gathers or scatters, N lane by
 /// lane; N register file accesses" (and, where there are any, "N registers
-/// shared by the group, N ifs bounded by the X id").
+/// shared by the group, N ifs bounded by the X id", and how the wave's
+/// private data lie: "private data interleaved by G bytes" or "private
+/// blocks side by side: why").
 std::string describe(const VectorizeStats &S);
 
 /// Lanes per vector on this host for 32-bit elements: 16 with AVX-512, 8

@@ -142,6 +142,73 @@ end:
   EXPECT_EQ(occurrences(F, "store <4 x float> %a, ptr %g"), 1u) << F;
 }
 
+// A wave's interleaved private data have an alias scope of their own,
+// which the kernel's other accesses are outside of (VectorizerWiden.cpp):
+// the next wave's load of global memory, and the loop's loads of the
+// dispatch context (memory of the function's own arguments), do not keep
+// the stores. A gather that may read the private data, or a store of the
+// segment outside the scope, does.
+TEST(DeadGroupStoresTest, ScopedPrivateDataStayOnlyWhereLoadsMayReachThem) {
+  auto Wave = [](const char *Reader, const char *OtherStore) {
+    return std::string(R"(
+declare <4 x float> @llvm.masked.gather.v4f32.v4p0(<4 x ptr>, i32, <4 x i1>,
+                                                  <4 x float>)
+define void @f(ptr %k, ptr %c, <4 x float> %a, <4 x ptr> %ptrs) ATTRS {
+entry:
+  %in = load ptr, ptr %k, !invariant.load !0
+  %k8 = getelementptr i8, ptr %k, i64 8
+  %out = load ptr, ptr %k8, !invariant.load !0
+  %pp = getelementptr i8, ptr %c, i64 PRIVATE
+  %p = load ptr, ptr %pp, !invariant.load !0
+  br label %wave
+wave:
+  %i = phi i32 [ 0, %entry ], [ %n, %wave ]
+  %bp = getelementptr i8, ptr %c, i64 104
+  %bound = load i32, ptr %bp
+)") + Reader +
+           OtherStore + R"(
+  store <4 x float> %a, ptr %p, !alias.scope !3, !noalias !4
+  %n = add i32 %i, 1
+  %more = icmp ult i32 %n, %bound
+  br i1 %more, label %wave, label %end
+end:
+  ret void
+}
+!0 = !{}
+!1 = distinct !{!1, !"openhsa.registers"}
+!2 = distinct !{!2, !1, !"wave private data"}
+!5 = distinct !{!5, !1, !"wave file"}
+!3 = !{!2}
+!4 = !{!5}
+!6 = !{!5, !2}
+)";
+  };
+  const char *GlobalLoad = "  %v = load <4 x float>, ptr %in, !noalias !6\n"
+                           "  store <4 x float> %v, ptr %out, !noalias !6\n";
+  unsigned Count = 0;
+  std::string F = afterPass(Wave(GlobalLoad, ""), &Count);
+  EXPECT_EQ(Count, 1u) << F;
+  EXPECT_EQ(occurrences(F, "store <4 x float> %a"), 0u) << F;
+
+  // A gather that may read the private data keeps the store.
+  F = afterPass(Wave("  %v = call <4 x float> @llvm.masked.gather.v4f32.v4p0("
+                     "<4 x ptr> %ptrs, i32 4, <4 x i1> <i1 true, i1 true, "
+                     "i1 true, i1 true>, <4 x float> poison), !noalias !4\n"
+                     "  store <4 x float> %v, ptr %out, !noalias !6\n",
+                     ""),
+                &Count);
+  EXPECT_EQ(Count, 0u) << F;
+  EXPECT_EQ(occurrences(F, "store <4 x float> %a"), 1u) << F;
+
+  // So does a store of the segment outside the scope, which the global
+  // load may read: neither store goes.
+  F = afterPass(Wave(GlobalLoad, "  %p16 = getelementptr i8, ptr %p, i64 16\n"
+                                 "  store <4 x float> %a, ptr %p16\n"),
+                &Count);
+  EXPECT_EQ(Count, 0u) << F;
+  EXPECT_EQ(occurrences(F, "store <4 x float> %a"), 2u) << F;
+}
+
 TEST(DeadGroupStoresTest, OtherMemoryAndOtherFunctionsAreLeftAlone) {
   // A pointer loaded from another field of the context is not a segment;
   // nor is memory the kernel's arguments point to.
