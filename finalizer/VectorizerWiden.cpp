@@ -1163,9 +1163,71 @@ void Vectorizer::scopeRegisterFile() {
     }
     return Ptr;
   };
+  // Where a gather's or scatter's addresses come from: the private data
+  // (through GEPs, splats, selects and phis), other memory (their every
+  // source something else), or either.
+  enum class Source { Private, Other, Unknown };
+  auto SourceOf = [&](const Value *Ptrs) {
+    SmallPtrSet<const Value *, 16> Seen;
+    SmallVector<const Value *, 16> Work{Ptrs};
+    bool Private = false, Other = false;
+    while (!Work.empty()) {
+      const Value *V = Work.pop_back_val();
+      if (!Seen.insert(V).second)
+        continue;
+      if (!V->getType()->isPtrOrPtrVectorTy()) {
+        Other = true; // An integer made an address (inttoptr), a lane.
+      } else if (isPrivateArea(V)) {
+        Private = true;
+      } else if (auto *G = dyn_cast<GetElementPtrInst>(V)) {
+        Work.push_back(G->getPointerOperand());
+      } else if (auto *S = dyn_cast<ShuffleVectorInst>(V)) {
+        Work.append({S->getOperand(0), S->getOperand(1)});
+      } else if (auto *IE = dyn_cast<InsertElementInst>(V)) {
+        Work.append({IE->getOperand(0), IE->getOperand(1)});
+      } else if (auto *Sel = dyn_cast<SelectInst>(V)) {
+        Work.append({Sel->getTrueValue(), Sel->getFalseValue()});
+      } else if (auto *Phi = dyn_cast<PHINode>(V)) {
+        append_range(Work, Phi->incoming_values());
+      } else if (isa<IntToPtrInst>(V) || isa<UndefValue>(V) ||
+                 isa<ConstantPointerNull>(V) || isa<Argument>(V) ||
+                 isa<LoadInst>(V)) {
+        // Not the private data, whose address is the body's own and
+        // never stored, nor made of an integer.
+        Other = true;
+      } else {
+        return Source::Unknown;
+      }
+    }
+    return Private && Other ? Source::Unknown
+           : Private        ? Source::Private
+                            : Source::Other;
+  };
+  // The addresses of a gather or scatter: LLVM's (vectors of pointers),
+  // or the base of AVX-512's by 32-bit indices (gatherBy32BitIndices).
+  auto GatheredFrom = [](const Instruction &I) -> const Value * {
+    if (auto *II = dyn_cast<IntrinsicInst>(&I)) {
+      switch (II->getIntrinsicID()) {
+      case Intrinsic::masked_gather:
+        return II->getArgOperand(0);
+      case Intrinsic::masked_scatter:
+        return II->getArgOperand(1);
+      case Intrinsic::x86_avx512_mask_gather_dps_512:
+      case Intrinsic::x86_avx512_mask_gather_dpi_512:
+        return II->getArgOperand(1);
+      default:
+        break;
+      }
+    }
+    return nullptr;
+  };
   bool Private = false;
   for (Instruction &I : instructions(F))
     if (const Value *Ptr = PointerOf(I); Ptr && isPrivateArea(Ptr)) {
+      Private = true;
+      break;
+    } else if (const Value *Ptrs = GatheredFrom(I);
+               Ptrs && SourceOf(Ptrs) == Source::Private) {
       Private = true;
       break;
     }
@@ -1193,8 +1255,17 @@ void Vectorizer::scopeRegisterFile() {
     }
     if (!Ptr) {
       // Gathers and scatters (the private data's too, at offsets that
-      // vary), calls: outside the files, maybe not the private data.
-      I.setMetadata(LLVMContext::MD_noalias, Private ? Files : All);
+      // vary), calls: outside the files, and outside the private data
+      // where their addresses come from elsewhere.
+      const Value *Ptrs = GatheredFrom(I);
+      const Source From = Ptrs ? SourceOf(Ptrs) : Source::Unknown;
+      if (From == Source::Private) {
+        I.setMetadata(LLVMContext::MD_alias_scope, PrivateData);
+        I.setMetadata(LLVMContext::MD_noalias, Files);
+      } else {
+        I.setMetadata(LLVMContext::MD_noalias,
+                      From == Source::Other || !Private ? All : Files);
+      }
       continue;
     }
     if (!isRegisterFile(Ptr)) {
