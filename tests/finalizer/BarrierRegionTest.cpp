@@ -20,28 +20,6 @@ using namespace openhsa::test;
 
 namespace {
 
-std::vector<FinalizedProgram> bothWays(const std::string &Source,
-                                       const std::string &Kernel) {
-  std::vector<FinalizedProgram> R;
-  for (unsigned Width : {openhsa::finalizer::hostVectorWidth(), 1u}) {
-    auto P = finalizeText(Source, Width);
-    if (!P) {
-      ADD_FAILURE() << llvm::toString(P.takeError());
-      return {};
-    }
-    const auto *K = P->kernel(Kernel);
-    if (!K) {
-      ADD_FAILURE() << "no kernel " << Kernel;
-      return {};
-    }
-    if (!runsOnGpu()) {
-      EXPECT_EQ(K->VectorWidth, Width) << K->ScalarReason;
-    }
-    R.push_back(std::move(*P));
-  }
-  return R;
-}
-
 // Between barriers, ifs of every kind a wave may skip: entered below a
 // bound (later waves skip too), at one X id (later waves skip once past
 // it, earlier ones may not: the id may lie in a later wave), at or above a

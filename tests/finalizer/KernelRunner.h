@@ -18,6 +18,7 @@
 #include "cpu_agent/GroupSlices.h"
 #include "finalizer/Finalizer.h"
 #include "finalizer/JitLoader.h"
+#include "finalizer/WorkItemVectorizer.h"
 #include "hsa/hsa_ext_openhsa.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -141,6 +142,33 @@ finalizeText(const std::string &Source, unsigned VectorWidth = 0,
     return L.takeError();
   P.Loaded = std::move(*L);
   return P;
+}
+
+/// Source finalized at the host's vector width and at 1 (scalar work-item
+/// loops), each checked to have vectorized (or not) as asked: the same
+/// kernel both ways, for results that must agree. Empty, and a failure,
+/// if either finalization fails or lacks Kernel.
+inline std::vector<FinalizedProgram> bothWays(const std::string &Source,
+                                              const std::string &Kernel) {
+  std::vector<FinalizedProgram> R;
+  for (unsigned Width : {finalizer::hostVectorWidth(), 1u}) {
+    auto P = finalizeText(Source, Width);
+    if (!P) {
+      ADD_FAILURE() << llvm::toString(P.takeError());
+      return {};
+    }
+    const auto *K = P->kernel(Kernel);
+    if (!K) {
+      ADD_FAILURE() << "no kernel " << Kernel;
+      return {};
+    }
+    // The work-item vectorizer is the CPU's: on a GPU the lanes are threads.
+    if (!runsOnGpu()) {
+      EXPECT_EQ(K->VectorWidth, Width) << K->ScalarReason;
+    }
+    R.push_back(std::move(*P));
+  }
+  return R;
 }
 
 /// What OPENHSA_DUMP_IR writes for Source finalized W wide with

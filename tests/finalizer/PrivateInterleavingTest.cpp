@@ -23,30 +23,6 @@ using namespace openhsa::test;
 
 namespace {
 
-/// Source finalized at the host's width and at 1, each checked to have
-/// vectorized (or not) as asked.
-std::vector<FinalizedProgram> bothWays(const char *Source,
-                                       const std::string &Kernel) {
-  std::vector<FinalizedProgram> R;
-  for (unsigned Width : {openhsa::finalizer::hostVectorWidth(), 1u}) {
-    auto P = finalizeText(Source, Width);
-    if (!P) {
-      ADD_FAILURE() << llvm::toString(P.takeError());
-      return {};
-    }
-    const auto *K = P->kernel(Kernel);
-    if (!K) {
-      ADD_FAILURE() << "no kernel " << Kernel;
-      return {};
-    }
-    if (!runsOnGpu()) {
-      EXPECT_EQ(K->VectorWidth, Width) << K->ScalarReason;
-    }
-    R.push_back(std::move(*P));
-  }
-  return R;
-}
-
 /// The finalizer's report on Source at the host's width; empty where the
 /// report is not the CPU vectorizer's (a GPU, OPENHSA_VECTORIZE=0).
 std::string report(const char *Source) {

@@ -33,31 +33,6 @@ using namespace openhsa::test;
 
 namespace {
 
-/// Finalizes Source both ways: [0] vectorized at the host's width, [1]
-/// scalar. Fails the test when the first is not vectorized.
-std::vector<FinalizedProgram> bothWays(const char *Source,
-                                       const std::string &Kernel) {
-  std::vector<FinalizedProgram> R;
-  for (unsigned Width : {openhsa::finalizer::hostVectorWidth(), 1u}) {
-    auto P = finalizeText(Source, Width);
-    if (!P) {
-      ADD_FAILURE() << llvm::toString(P.takeError());
-      return {};
-    }
-    const auto *K = P->kernel(Kernel);
-    if (!K) {
-      ADD_FAILURE() << "no kernel " << Kernel;
-      return {};
-    }
-    // The work-item vectorizer is the CPU's: on a GPU the lanes are threads.
-    if (!runsOnGpu()) {
-      EXPECT_EQ(K->VectorWidth, Width) << K->ScalarReason;
-    }
-    R.push_back(std::move(*P));
-  }
-  return R;
-}
-
 // A divergent loop: each work-item runs the Collatz sequence of its id,
 // so lanes leave the loop at different iterations (PRM 8.1 br, cbr).
 const char *Collatz = R"(
