@@ -1170,15 +1170,15 @@ void Vectorizer::scopeRegisterFile() {
   auto SourceOf = [&](const Value *Ptrs) {
     SmallPtrSet<const Value *, 16> Seen;
     SmallVector<const Value *, 16> Work{Ptrs};
-    bool Private = false, Other = false;
+    bool FromPrivate = false, FromOther = false;
     while (!Work.empty()) {
       const Value *V = Work.pop_back_val();
       if (!Seen.insert(V).second)
         continue;
       if (!V->getType()->isPtrOrPtrVectorTy()) {
-        Other = true; // An integer made an address (inttoptr), a lane.
+        FromOther = true; // An integer made an address (inttoptr), a lane.
       } else if (isPrivateArea(V)) {
-        Private = true;
+        FromPrivate = true;
       } else if (auto *G = dyn_cast<GetElementPtrInst>(V)) {
         Work.push_back(G->getPointerOperand());
       } else if (auto *S = dyn_cast<ShuffleVectorInst>(V)) {
@@ -1194,14 +1194,14 @@ void Vectorizer::scopeRegisterFile() {
                  isa<LoadInst>(V)) {
         // Not the private data, whose address is the body's own and
         // never stored, nor made of an integer.
-        Other = true;
+        FromOther = true;
       } else {
         return Source::Unknown;
       }
     }
-    return Private && Other ? Source::Unknown
-           : Private        ? Source::Private
-                            : Source::Other;
+    return FromPrivate && FromOther ? Source::Unknown
+           : FromPrivate            ? Source::Private
+                                    : Source::Other;
   };
   // The addresses of a gather or scatter: LLVM's (vectors of pointers),
   // or the base of AVX-512's by 32-bit indices (gatherBy32BitIndices).
