@@ -2,6 +2,7 @@
 #include "finalizer/PrivateInterleaving.h"
 
 #include "finalizer/Lowering.h"
+#include "finalizer/VectorizerImpl.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
@@ -32,11 +33,6 @@ struct PrivateAccess {
   SmallVector<GetElementPtrInst *, 4> Path;
   unsigned Bytes;
 };
-
-bool calls(const CallBase &CI, const char *Name) {
-  const Function *Callee = CI.getCalledFunction();
-  return Callee && Callee->getName() == Name;
-}
 
 /// The least number of trailing zero bits of the byte offset GEP adds.
 unsigned offsetTrailingZeros(GetElementPtrInst &GEP, const DataLayout &DL) {
@@ -76,7 +72,7 @@ collectPrivateAccesses(Function &F, SmallVectorImpl<CallInst *> &Bases) {
   for (Instruction &I : instructions(F))
     if (auto *CI = dyn_cast<CallInst>(&I)) {
       Function *Callee = CI->getCalledFunction();
-      if (calls(*CI, query::PrivateBase))
+      if (vectorizer::isQuery(Callee, query::PrivateBase))
         Bases.push_back(CI);
       else if (!Callee || (!Callee->isDeclaration() &&
                            !Callee->getName().starts_with("openhsa.")))

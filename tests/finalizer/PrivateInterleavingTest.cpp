@@ -205,18 +205,16 @@ TEST(PrivateInterleavingTest, ArraysKeptInRegistersLeaveNoStores) {
           .Ir;
   ASSERT_FALSE(Ir.empty());
   size_t Gathers = 0, PrivateStores = 0;
-  for (size_t At = 0, End; At < Ir.size(); At = End + 1) {
-    End = Ir.find('\n', At);
-    if (End == std::string::npos)
-      End = Ir.size();
-    const std::string Line = Ir.substr(At, End - At);
-    if (Line.find("declare ") != std::string::npos)
+  llvm::SmallVector<llvm::StringRef, 0> Lines;
+  llvm::StringRef(Ir).split(Lines, '\n');
+  for (llvm::StringRef Line : Lines) {
+    if (Line.contains("declare "))
       continue;
-    Gathers += Line.find("gather") != std::string::npos;
-    const bool Store = Line.find("store ") != std::string::npos ||
-                       Line.find("masked.store") != std::string::npos ||
-                       Line.find("masked.scatter") != std::string::npos;
-    PrivateStores += Store && Line.find("!alias.scope") != std::string::npos;
+    Gathers += Line.contains("gather");
+    const bool Store = Line.contains("store ") ||
+                       Line.contains("masked.store") ||
+                       Line.contains("masked.scatter");
+    PrivateStores += Store && Line.contains("!alias.scope");
   }
   EXPECT_GT(Gathers, 0u) << Ir;
   EXPECT_EQ(PrivateStores, 0u) << Ir;
