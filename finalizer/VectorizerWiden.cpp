@@ -990,10 +990,17 @@ Error Vectorizer::widenPhi(PHINode &P, IRBuilder<> &B) {
     auto *Br = cast<BranchInst>(Pred->getTerminator());
     BasicBlock *Region =
         Br->getSuccessor(0) == BB ? Br->getSuccessor(1) : Br->getSuccessor(0);
+    // Lanes that went round a region whose value is undefined on their way
+    // (a structurized branch's flow) may keep whatever the region computed:
+    // no select. InstCombine would fold "select m, x, undef" only after
+    // proving x no more poisonous than m, a walk of the block per select
+    // that cost mandelbrot a tenth of its finalization.
+    Value *FromPred = P.getIncomingValueForBlock(Pred);
+    if (isa<UndefValue>(FromPred))
+      break;
     Value *Took = edgeMask(Pred, Region);
     IRBuilder<> AtJoin(&*BB->getFirstInsertionPt());
-    Vec[&P] =
-        AtJoin.CreateSelect(Took, VP, vec(P.getIncomingValueForBlock(Pred)));
+    Vec[&P] = AtJoin.CreateSelect(Took, VP, vec(FromPred));
     break;
   }
   return Error::success();
