@@ -7,13 +7,16 @@
 #include "finalizer/PerfMap.h"
 #include "finalizer/RuntimeHelpers.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ExecutionEngine/JITLink/JITLinkMemoryManager.h"
-#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
-#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/Core.h"
+#include "llvm/ExecutionEngine/Orc/ExecutorProcessControl.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 
+#include <atomic>
 #include <dlfcn.h>
 #include <memory>
 #include <mutex>
@@ -67,19 +70,119 @@ const char *const RuntimeSymbols[] = {
     "copysignf",
 };
 
-class OrcLoadedObject final : public LoadedObject {
+/// Where the current thread's load keeps ORC's reasons for a failed
+/// materialization: the session reports them to one handler, and
+/// materialization runs on the thread that looks the symbol up (the
+/// session's dispatcher works in place), so each load sees its own.
+thread_local std::string *LoadReasons = nullptr;
+
+/// One ORC session and linking layer for the whole process, never
+/// destroyed (code may be loaded while the process exits). Each code object
+/// gets a JITDylib of its own, removed with it. A session and a linker per
+/// object, as LLJIT builds them, cost a load about 0.1 ms to build and tear
+/// down: more than half of a finalization the cache serves.
+class SharedJit {
 public:
-  explicit OrcLoadedObject(std::unique_ptr<llvm::orc::LLJIT> J)
-      : Jit(std::move(J)) {}
-  llvm::Expected<void *> address(llvm::StringRef Symbol) override {
-    auto Addr = Jit->lookup(Symbol);
-    if (!Addr)
-      return Addr.takeError();
-    return Addr->toPtr<void *>();
+  static llvm::Expected<SharedJit &> get() {
+    static std::once_flag Once;
+    static SharedJit *Jit = nullptr;
+    static std::string Failure;
+    std::call_once(Once, [] {
+      llvm::InitializeNativeTarget();
+      llvm::InitializeNativeTargetAsmPrinter();
+      auto J = create();
+      if (J)
+        Jit = J->release();
+      else
+        Failure = llvm::toString(J.takeError());
+    });
+    if (!Jit)
+      return llvm::createStringError("cannot start the JIT linker: " + Failure);
+    return *Jit;
+  }
+
+  llvm::orc::ExecutionSession &session() { return *ES; }
+  llvm::orc::ObjectLinkingLayer &linker() { return *Linker; }
+  llvm::orc::SymbolStringPtr mangle(llvm::StringRef Name) {
+    return Mangle(Name);
+  }
+  /// The runtime's symbols, which every object's JITDylib links against.
+  llvm::orc::JITDylib &runtime() { return *Runtime; }
+  std::string nextName() {
+    return "code-object-" + std::to_string(NextId.fetch_add(1));
   }
 
 private:
-  std::unique_ptr<llvm::orc::LLJIT> Jit;
+  SharedJit(std::unique_ptr<llvm::orc::ExecutionSession> S)
+      : ES(std::move(S)), Layout(hostDataLayout()), Mangle(*ES, Layout) {}
+
+  static llvm::Expected<std::unique_ptr<SharedJit>> create() {
+    auto EPC = llvm::orc::SelfExecutorProcessControl::Create();
+    if (!EPC)
+      return EPC.takeError();
+    auto ES = std::make_unique<llvm::orc::ExecutionSession>(std::move(*EPC));
+    ES->setErrorReporter([](llvm::Error E) {
+      std::string Reason = llvm::toString(std::move(E));
+      if (!LoadReasons)
+        return; // Not during a load: the lookup's error says enough.
+      if (!LoadReasons->empty())
+        *LoadReasons += "; ";
+      *LoadReasons += Reason;
+    });
+    std::unique_ptr<SharedJit> J(new SharedJit(std::move(ES)));
+    auto MemMgr = llvm::jitlink::InProcessMemoryManager::Create();
+    if (!MemMgr)
+      return MemMgr.takeError();
+    J->Linker = std::make_unique<llvm::orc::ObjectLinkingLayer>(
+        *J->ES, std::move(*MemMgr));
+    J->Linker->addPlugin(makePerfMapPlugin());
+
+    J->Runtime = &J->ES->createBareJITDylib("openhsa-runtime");
+    llvm::orc::SymbolMap Symbols;
+    auto Define = [&](llvm::StringRef Name, const void *Addr) {
+      Symbols[J->mangle(Name)] = {llvm::orc::ExecutorAddr::fromPtr(Addr),
+                                  llvm::JITSymbolFlags::Exported};
+    };
+    for (const char *Name : RuntimeSymbols)
+      if (void *Addr = dlsym(RTLD_DEFAULT, Name))
+        Define(Name, Addr);
+    // The finalizer's own helper, in every code object's reach.
+    Define(LaneRowsAccessSymbol,
+           reinterpret_cast<const void *>(&__openhsa_lane_rows));
+    if (auto Err =
+            J->Runtime->define(llvm::orc::absoluteSymbols(std::move(Symbols))))
+      return Err;
+    return J;
+  }
+
+  std::unique_ptr<llvm::orc::ExecutionSession> ES;
+  llvm::DataLayout Layout;
+  llvm::orc::MangleAndInterner Mangle;
+  std::unique_ptr<llvm::orc::ObjectLinkingLayer> Linker;
+  llvm::orc::JITDylib *Runtime = nullptr;
+  std::atomic<uint64_t> NextId{0};
+};
+
+class OrcLoadedObject final : public LoadedObject {
+public:
+  OrcLoadedObject(SharedJit &Jit, llvm::orc::JITDylib &Lib)
+      : Jit(Jit), Lib(Lib) {}
+  ~OrcLoadedObject() override {
+    // Frees the object's memory; nothing can report a failure here, and
+    // the session stays usable whatever happened.
+    llvm::consumeError(Jit.session().removeJITDylib(Lib));
+  }
+  llvm::Expected<void *> address(llvm::StringRef Symbol) override {
+    auto Def = Jit.session().lookup(llvm::orc::makeJITDylibSearchOrder(&Lib),
+                                    Jit.mangle(Symbol));
+    if (!Def)
+      return Def.takeError();
+    return Def->getAddress().toPtr<void *>();
+  }
+
+private:
+  SharedJit &Jit;
+  llvm::orc::JITDylib &Lib;
 };
 
 } // namespace
@@ -94,102 +197,60 @@ LoadedObject::load(const CodeObject &CO,
   for (const std::vector<uint8_t> &O : CO.MoreObjects)
     if (auto Err = checkRelocatableObject(O))
       return Err;
-  static std::once_flag Once;
-  std::call_once(Once, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-  });
-  // The host's target machine builder and data layout given, and a
-  // compiler that makes a target machine only if IR is ever added (never:
-  // code objects arrive compiled): LLJIT would otherwise detect the host
-  // and build two target machines for each load.
-  const HostTarget &Host = hostTarget();
-  llvm::orc::JITTargetMachineBuilder Jtmb{llvm::Triple(Host.Triple)};
-  Jtmb.setCPU(Host.Cpu);
-  Jtmb.getFeatures() = llvm::SubtargetFeatures(Host.Features);
-  auto J =
-      llvm::orc::LLJITBuilder()
-          .setJITTargetMachineBuilder(std::move(Jtmb))
-          .setDataLayout(hostDataLayout())
-          .setCompileFunctionCreator(
-              [](llvm::orc::JITTargetMachineBuilder B)
-                  -> llvm::Expected<
-                      std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
-                return std::make_unique<llvm::orc::ConcurrentIRCompiler>(
-                    std::move(B));
-              })
-          .setObjectLinkingLayerCreator(
-              [](llvm::orc::ExecutionSession &ES, const llvm::Triple &)
-                  -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
-                auto MemMgr = llvm::jitlink::InProcessMemoryManager::Create();
-                if (!MemMgr)
-                  return MemMgr.takeError();
-                auto Layer = std::make_unique<llvm::orc::ObjectLinkingLayer>(
-                    ES, std::move(*MemMgr));
-                if (auto PerfMap = makePerfMapPlugin())
-                  Layer->addPlugin(std::move(PerfMap));
-                return Layer;
-              })
-          .create();
-  if (!J)
-    return J.takeError();
+  auto Shared = SharedJit::get();
+  if (!Shared)
+    return Shared.takeError();
+  SharedJit &Jit = *Shared;
 
-  llvm::orc::JITDylib &Lib = (*J)->getMainJITDylib();
+  llvm::orc::JITDylib &Lib = Jit.session().createBareJITDylib(Jit.nextName());
+  // From here on the object owns Lib and removes it, whatever fails.
+  auto L = std::make_unique<OrcLoadedObject>(Jit, Lib);
+  Lib.addToLinkOrder(Jit.runtime());
+
+  // The runtime's helpers (registered by the agents, maybe after the
+  // session started) and the executable's variables: this object's own.
   llvm::orc::SymbolMap Symbols;
-  auto &ES = (*J)->getExecutionSession();
-  // ORC reports why materialization failed (which symbols are missing)
-  // here, and returns only "Failed to materialize symbols" from the lookup:
-  // keep the reason for the error we return.
-  auto Reasons = std::make_shared<std::string>();
-  ES.setErrorReporter([Reasons](llvm::Error E) {
-    if (!Reasons->empty())
-      *Reasons += "; ";
-    *Reasons += llvm::toString(std::move(E));
-  });
-  for (const char *Name : RuntimeSymbols)
-    if (void *Addr = dlsym(RTLD_DEFAULT, Name))
-      Symbols[ES.intern((*J)->mangle(Name))] = {
-          llvm::orc::ExecutorAddr::fromPtr(Addr),
-          llvm::JITSymbolFlags::Exported};
-  // The finalizer's own helper, in every code object's reach.
-  Symbols[ES.intern((*J)->mangle(LaneRowsAccessSymbol))] = {
-      llvm::orc::ExecutorAddr::fromPtr(&__openhsa_lane_rows),
-      llvm::JITSymbolFlags::Exported};
   for (const RuntimeHelper &H : registeredRuntimeHelpers())
-    Symbols[ES.intern((*J)->mangle(H.Name))] = {
-        llvm::orc::ExecutorAddr::fromPtr(H.Address),
-        llvm::JITSymbolFlags::Exported};
+    Symbols[Jit.mangle(H.Name)] = {llvm::orc::ExecutorAddr::fromPtr(H.Address),
+                                   llvm::JITSymbolFlags::Exported};
   for (const auto &[Name, Addr] : External)
-    Symbols[ES.intern((*J)->mangle(Name))] = {
-        llvm::orc::ExecutorAddr::fromPtr(Addr), llvm::JITSymbolFlags::Exported};
-  if (auto Err = Lib.define(llvm::orc::absoluteSymbols(std::move(Symbols))))
-    return Err;
+    Symbols[Jit.mangle(Name)] = {llvm::orc::ExecutorAddr::fromPtr(Addr),
+                                 llvm::JITSymbolFlags::Exported};
+  if (!Symbols.empty())
+    if (auto Err = Lib.define(llvm::orc::absoluteSymbols(std::move(Symbols))))
+      return Err;
 
-  // Every object in one symbol space: the kernels of a program finalized
-  // in parallel may share nothing but the runtime's symbols, each object
-  // defining its own copies of what they call (ParallelKernels.h).
+  // Every object of the code object in one symbol space: the kernels of a
+  // program finalized in parallel may share nothing but the runtime's
+  // symbols, each object defining its own copies of what they call
+  // (ParallelKernels.h).
   auto Add = [&](const std::vector<uint8_t> &O) {
-    return (*J)->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(
-        llvm::StringRef(reinterpret_cast<const char *>(O.data()), O.size()),
-        "code-object"));
+    return Jit.linker().add(
+        Lib,
+        llvm::MemoryBuffer::getMemBufferCopy(
+            llvm::StringRef(reinterpret_cast<const char *>(O.data()), O.size()),
+            "code-object"));
   };
   if (auto Err = Add(CO.Object))
     return Err;
   for (const std::vector<uint8_t> &O : CO.MoreObjects)
     if (auto Err = Add(O))
       return Err;
-  std::unique_ptr<LoadedObject> L =
-      std::make_unique<OrcLoadedObject>(std::move(*J));
   // Resolve every kernel now so a missing symbol is an error at load time,
-  // not at the first dispatch.
-  // (Kernels whose code was deferred have none here.)
+  // not at the first dispatch. (Kernels whose code was deferred have none
+  // here.) ORC reports why materialization failed (which symbols are
+  // missing) to the session, and returns only "Failed to materialize
+  // symbols" from the lookup: keep the reason for the error we return.
+  std::string Reasons;
+  LoadReasons = &Reasons;
+  auto Forget = llvm::make_scope_exit([] { LoadReasons = nullptr; });
   for (const KernelSymbol &K : CO.Kernels)
     if (K.CodeDeferred)
       continue;
     else if (auto A = L->address(K.EntrySymbol); !A) {
       std::string Message = llvm::toString(A.takeError());
-      if (!Reasons->empty())
-        Message = *Reasons + " (" + Message + ")";
+      if (!Reasons.empty())
+        Message = Reasons + " (" + Message + ")";
       return llvm::createStringError("cannot load the code object: " + Message);
     }
   return L;

@@ -1,11 +1,11 @@
 //===- finalizer/JitLoader.h - Code objects into executable memory -*- C++
 //-*-===//
 //
-// Loads a code object's relocatable object with ORC (LLJIT + JITLink) for
-// the host. The object may call only a closed set of runtime symbols
-// (memcpy and friends, the math functions LLVM lowers to calls, and the
-// runtime's own helpers); variables it declares but does not define are
-// bound to addresses the executable supplies.
+// Loads a code object's relocatable object with ORC (JITLink) for the host,
+// into a JITDylib of its own in one session that the process shares. The object
+// may call only a closed set of runtime symbols (memcpy and friends, the math
+// functions LLVM lowers to calls, and the runtime's own helpers); variables it
+// declares but does not define are bound to addresses the executable supplies.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OPENHSA_FINALIZER_JITLOADER_H

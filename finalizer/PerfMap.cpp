@@ -18,6 +18,10 @@ public:
   void modifyPassConfig(llvm::orc::MaterializationResponsibility &,
                         llvm::jitlink::LinkGraph &,
                         llvm::jitlink::PassConfiguration &Config) override {
+    // Asked at each link: the linker outlives any one setting.
+    const char *Setting = std::getenv("OPENHSA_PERF_MAP");
+    if (!Setting || !*Setting || std::strcmp(Setting, "0") == 0)
+      return;
     // After fixups the symbols have their final addresses.
     Config.PostFixupPasses.push_back(&writeSymbols);
   }
@@ -60,9 +64,6 @@ private:
 } // namespace
 
 std::unique_ptr<llvm::orc::ObjectLinkingLayer::Plugin> makePerfMapPlugin() {
-  const char *Setting = std::getenv("OPENHSA_PERF_MAP");
-  if (!Setting || !*Setting || std::strcmp(Setting, "0") == 0)
-    return nullptr;
   return std::make_unique<PerfMapPlugin>();
 }
 

@@ -15,8 +15,8 @@
 
 namespace openhsa::finalizer {
 
-/// The plugin that writes the map, or null where OPENHSA_PERF_MAP is unset
-/// or "0".
+/// The plugin that writes the map for each object linked while
+/// OPENHSA_PERF_MAP is set to anything but "0".
 std::unique_ptr<llvm::orc::ObjectLinkingLayer::Plugin> makePerfMapPlugin();
 
 } // namespace openhsa::finalizer

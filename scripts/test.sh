@@ -64,11 +64,12 @@ tsan() {
   sanitized build-tsan thread
   timed "tsan build" cmake --build build-tsan --target openhsa_runtime_test \
     openhsa_core_test openhsa_finalizer_FinalizeCacheTest \
-    openhsa_finalizer_ParallelKernelsTest openhsa_executable_test
+    openhsa_finalizer_ParallelKernelsTest openhsa_finalizer_JitLoaderTest \
+    openhsa_executable_test
   TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
     timed "tsan ctest" ctest --test-dir build-tsan --output-on-failure \
       --timeout 1200 \
-      -R '^(runtime|core|finalizer\.(FinalizeCacheTest|ParallelKernelsTest)|executable\.ShapeVariants)\.' \
+      -R '^(runtime|core|finalizer\.(FinalizeCacheTest|ParallelKernelsTest|JitLoaderTest)|executable\.ShapeVariants)\.' \
       -E '^runtime\.unload' \
       -j "$jobs"
 }
