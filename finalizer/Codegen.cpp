@@ -153,20 +153,59 @@ void dumpModule(const llvm::Module &M, llvm::StringRef Ext) {
 
 namespace {
 
-/// Target machines for the host, kept between finalizations: making one,
-/// with the subtargets that optimization and code generation then build in
-/// it, cost about 2 ms a finalization. A target machine serves one
-/// compilation at a time (LLVM's are not thread-safe), so concurrent
-/// finalizations each take one of their own from the pool.
-class TargetMachinePool {
+/// A target machine for the host and, once it has compiled a module, its
+/// code generation pipeline, both kept between finalizations. Making a
+/// target machine, with the subtargets that optimization and code
+/// generation then build in it, cost about 2 ms a finalization; building
+/// the legacy pass manager's pipeline of code generation (about 90 passes,
+/// their analyses scheduled) a twentieth of a small kernel's finalization.
+/// The pipeline runs once per module: its machine module info and object
+/// streamer start afresh at each run's initialization.
+class HostCompiler {
 public:
-  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> take() {
+  explicit HostCompiler(std::unique_ptr<llvm::TargetMachine> TM)
+      : TM(std::move(TM)) {}
+  llvm::TargetMachine *get() const { return TM.get(); }
+  llvm::TargetMachine *operator->() const { return TM.get(); }
+
+  /// M compiled into a relocatable object.
+  llvm::Expected<std::vector<uint8_t>> emitObject(llvm::Module &M) {
+    if (!EmitObject) {
+      ObjectStream = std::make_unique<llvm::raw_svector_ostream>(Object);
+      auto PM = std::make_unique<llvm::legacy::PassManager>();
+      if (TM->addPassesToEmitFile(*PM, *ObjectStream, nullptr,
+                                  llvm::CodeGenFileType::ObjectFile))
+        return llvm::createStringError("LLVM cannot emit objects for " +
+                                       hostTarget().Triple);
+      EmitObject = std::move(PM);
+    }
+    Object.clear();
+    EmitObject->run(M);
+    std::vector<uint8_t> Bytes(Object.begin(), Object.end());
+    Object.clear();
+    return Bytes;
+  }
+
+private:
+  std::unique_ptr<llvm::TargetMachine> TM;
+  // Declared before the pass manager, whose object streamer writes here.
+  llvm::SmallVector<char, 0> Object;
+  std::unique_ptr<llvm::raw_svector_ostream> ObjectStream;
+  std::unique_ptr<llvm::legacy::PassManager> EmitObject;
+};
+
+/// The host compilers kept. One serves one compilation at a time (LLVM's
+/// target machines and pass managers are not thread-safe), so concurrent
+/// finalizations each take one of their own.
+class HostCompilerPool {
+public:
+  llvm::Expected<std::unique_ptr<HostCompiler>> take() {
     {
       std::lock_guard<std::mutex> Lock(Mutex);
       if (!Free.empty()) {
-        std::unique_ptr<llvm::TargetMachine> TM = std::move(Free.back());
+        std::unique_ptr<HostCompiler> C = std::move(Free.back());
         Free.pop_back();
-        return TM;
+        return C;
       }
     }
     initializeNativeTarget();
@@ -185,61 +224,63 @@ public:
     // end.
     Options.TrapUnreachable = true;
     Options.NoTrapAfterNoreturn = false;
-    return std::unique_ptr<llvm::TargetMachine>(T->createTargetMachine(
-        Host.Triple, Host.Cpu, Host.Features, Options, llvm::Reloc::PIC_,
-        std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+    return std::make_unique<HostCompiler>(std::unique_ptr<llvm::TargetMachine>(
+        T->createTargetMachine(Host.Triple, Host.Cpu, Host.Features, Options,
+                               llvm::Reloc::PIC_, std::nullopt,
+                               llvm::CodeGenOptLevel::Aggressive)));
   }
-  void giveBack(std::unique_ptr<llvm::TargetMachine> TM) {
+  void giveBack(std::unique_ptr<HostCompiler> C) {
     std::lock_guard<std::mutex> Lock(Mutex);
     if (Free.size() < MaxKept)
-      Free.push_back(std::move(TM));
+      Free.push_back(std::move(C));
   }
 
 private:
   static constexpr size_t MaxKept = 8;
   std::mutex Mutex;
-  std::vector<std::unique_ptr<llvm::TargetMachine>> Free;
+  std::vector<std::unique_ptr<HostCompiler>> Free;
 };
 
-TargetMachinePool &targetMachines() {
+HostCompilerPool &hostCompilers() {
   // Never destroyed: finalizations may run while the process exits.
-  static TargetMachinePool *Pool = new TargetMachinePool;
+  static HostCompilerPool *Pool = new HostCompilerPool;
   return *Pool;
 }
 
-/// A target machine taken from the pool for one compilation.
-class PooledTargetMachine {
+/// A host compiler taken from the pool for one compilation.
+class PooledHostCompiler {
 public:
-  explicit PooledTargetMachine(std::unique_ptr<llvm::TargetMachine> TM)
-      : TM(std::move(TM)) {}
-  ~PooledTargetMachine() { targetMachines().giveBack(std::move(TM)); }
-  llvm::TargetMachine *get() const { return TM.get(); }
-  llvm::TargetMachine *operator->() const { return TM.get(); }
+  explicit PooledHostCompiler(std::unique_ptr<HostCompiler> C)
+      : C(std::move(C)) {}
+  ~PooledHostCompiler() { hostCompilers().giveBack(std::move(C)); }
+  HostCompiler &operator*() const { return *C; }
+  HostCompiler *operator->() const { return C.get(); }
 
 private:
-  std::unique_ptr<llvm::TargetMachine> TM;
+  std::unique_ptr<HostCompiler> C;
 };
 
 } // namespace
 
 const llvm::DataLayout &hostDataLayout() {
   static const llvm::DataLayout Layout = [] {
-    auto TM = targetMachines().take();
-    if (!TM) { // No target for the host: compileToObject says why.
-      llvm::consumeError(TM.takeError());
+    auto C = hostCompilers().take();
+    if (!C) { // No target for the host: compileToObject says why.
+      llvm::consumeError(C.takeError());
       return llvm::DataLayout("");
     }
-    PooledTargetMachine Pooled(std::move(*TM));
-    return Pooled->createDataLayout();
+    PooledHostCompiler Pooled(std::move(*C));
+    return Pooled->get()->createDataLayout();
   }();
   return Layout;
 }
 
 llvm::Expected<std::vector<uint8_t>> compileToObject(llvm::Module &M) {
-  auto Taken = targetMachines().take();
+  auto Taken = hostCompilers().take();
   if (!Taken)
     return Taken.takeError();
-  PooledTargetMachine TM(std::move(*Taken));
+  PooledHostCompiler Compiler(std::move(*Taken));
+  llvm::TargetMachine *TM = Compiler->get();
   const HostTarget &Host = hostTarget();
   M.setTargetTriple(Host.Triple);
   M.setDataLayout(TM->createDataLayout());
@@ -276,7 +317,7 @@ llvm::Expected<std::vector<uint8_t>> compileToObject(llvm::Module &M) {
       SI.emplace(M.getContext(), /*DebugLogging=*/false);
       SI->registerCallbacks(PIC, &MAM);
     }
-    llvm::PassBuilder PB(TM.get(), PTO, std::nullopt, SI ? &PIC : nullptr);
+    llvm::PassBuilder PB(TM, PTO, std::nullopt, SI ? &PIC : nullptr);
     PB.registerModuleAnalyses(MAM);
     PB.registerCGSCCAnalyses(CGAM);
     PB.registerFunctionAnalyses(FAM);
@@ -354,22 +395,18 @@ llvm::Expected<std::vector<uint8_t>> compileToObject(llvm::Module &M) {
     dump("OPENHSA_DUMP_ASM", M, "s", llvm::StringRef(Asm.data(), Asm.size()));
   }
 
-  llvm::SmallVector<char, 0> Buffer;
-  llvm::raw_svector_ostream OS(Buffer);
-  llvm::legacy::PassManager PM;
-  if (TM->addPassesToEmitFile(PM, OS, nullptr,
-                              llvm::CodeGenFileType::ObjectFile))
-    return llvm::createStringError("LLVM cannot emit objects for " +
-                                   Host.Triple);
-  PM.run(M);
+  auto Object = Compiler->emitObject(M);
+  if (!Object)
+    return Object.takeError();
   // The object beside the assembly: its offsets are the loaded code's, which
   // profiles of JIT code (OPENHSA_PERF_MAP) need; assembling the .s again
   // can pad and relax differently. Not on stderr ("-"): it is binary.
   if (const char *Where = std::getenv("OPENHSA_DUMP_ASM");
       Where && llvm::StringRef(Where) != "-")
     dump("OPENHSA_DUMP_ASM", M, "o",
-         llvm::StringRef(Buffer.data(), Buffer.size()));
-  return std::vector<uint8_t>(Buffer.begin(), Buffer.end());
+         llvm::StringRef(reinterpret_cast<const char *>(Object->data()),
+                         Object->size()));
+  return Object;
 }
 
 } // namespace openhsa::finalizer

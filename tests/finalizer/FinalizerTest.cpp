@@ -494,6 +494,56 @@ TEST(FinalizerTest, InvalidLoweredIrIsAnErrorWithTheVerifierReport) {
   EXPECT_EQ(Printed, "");
 }
 
+/// A module of one function: F(x) = x * C + 1.25 (constants from the
+/// constant pool) and a call to memset (a relocation), named Name.
+std::unique_ptr<llvm::Module> constantsModule(llvm::LLVMContext &Ctx,
+                                              llvm::StringRef Name, float C) {
+  auto M = std::make_unique<llvm::Module>(Name, Ctx);
+  auto *F32 = llvm::Type::getFloatTy(Ctx);
+  auto *Ptr = llvm::PointerType::get(Ctx, 0);
+  auto *Fn =
+      llvm::Function::Create(llvm::FunctionType::get(F32, {F32, Ptr}, false),
+                             llvm::Function::ExternalLinkage, Name, *M);
+  llvm::IRBuilder<> B(llvm::BasicBlock::Create(Ctx, "entry", Fn));
+  B.CreateMemSet(Fn->getArg(1), B.getInt8(0), B.getInt64(4096),
+                 llvm::MaybeAlign(16));
+  B.CreateRet(
+      B.CreateFAdd(B.CreateFMul(Fn->getArg(0), llvm::ConstantFP::get(F32, C)),
+                   llvm::ConstantFP::get(F32, 1.25)));
+  return M;
+}
+
+// Code generation's pipeline is built once per pooled target machine and
+// run for module after module: nothing of one module may reach the next.
+// The same module compiled before and after others (in between, one with
+// other symbols and constants, and one the verifier refuses) gives the
+// same bytes.
+TEST(FinalizerTest, ObjectsDoNotDependOnWhatWasCompiledBefore) {
+  llvm::LLVMContext Ctx;
+  auto First =
+      openhsa::finalizer::compileToObject(*constantsModule(Ctx, "first", 3.5f));
+  ASSERT_TRUE(bool(First)) << llvm::toString(First.takeError());
+  for (int I = 0; I < 3; ++I) {
+    auto Other = openhsa::finalizer::compileToObject(
+        *constantsModule(Ctx, "other" + std::to_string(I), 7.0f + I));
+    ASSERT_TRUE(bool(Other)) << llvm::toString(Other.takeError());
+    EXPECT_NE(*Other, *First);
+  }
+  llvm::Module Broken("broken", Ctx);
+  llvm::BasicBlock::Create(
+      Ctx, "entry",
+      llvm::Function::Create(
+          llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx), false),
+          llvm::Function::ExternalLinkage, "no_terminator", Broken));
+  auto Refused = openhsa::finalizer::compileToObject(Broken);
+  ASSERT_FALSE(bool(Refused));
+  llvm::consumeError(Refused.takeError());
+  auto Again =
+      openhsa::finalizer::compileToObject(*constantsModule(Ctx, "first", 3.5f));
+  ASSERT_TRUE(bool(Again)) << llvm::toString(Again.takeError());
+  EXPECT_EQ(*Again, *First);
+}
+
 // Code generation for the host skips Loop Strength Reduction (its costliest
 // pass in kernels with loops; Codegen.h): a loop over a[i * k] keeps its
 // multiply where LSR would have made it a pointer increment, and LLVM's
