@@ -166,7 +166,6 @@ public:
   explicit HostCompiler(std::unique_ptr<llvm::TargetMachine> TM)
       : TM(std::move(TM)) {}
   llvm::TargetMachine *get() const { return TM.get(); }
-  llvm::TargetMachine *operator->() const { return TM.get(); }
 
   /// M compiled into a relocatable object.
   llvm::Expected<std::vector<uint8_t>> emitObject(llvm::Module &M) {
@@ -253,7 +252,6 @@ public:
   explicit PooledHostCompiler(std::unique_ptr<HostCompiler> C)
       : C(std::move(C)) {}
   ~PooledHostCompiler() { hostCompilers().giveBack(std::move(C)); }
-  HostCompiler &operator*() const { return *C; }
   HostCompiler *operator->() const { return C.get(); }
 
 private:
