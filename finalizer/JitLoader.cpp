@@ -30,11 +30,15 @@ namespace {
 
 /// Functions finalized code may call: what LLVM lowers some operations to
 /// (memory intrinsics, 128-bit division, half-precision conversions,
-/// floating-point remainders). Nothing else of the process is visible.
+/// floating-point remainders; memcmp and bcmp where code generation merges
+/// a chain of comparisons of adjacent memory into one call too long to
+/// expand). Nothing else of the process is visible.
 const char *const RuntimeSymbols[] = {
     "memcpy",
     "memmove",
     "memset",
+    "memcmp",
+    "bcmp",
     "fmod",
     "fmodf",
     "__divti3",
