@@ -74,7 +74,8 @@ TEST_F(JitLoaderTest, EachLoadIsACopyOfItsOwn) {
   ASSERT_NE(A, nullptr);
   ASSERT_NE(B, nullptr);
   EXPECT_NE(A, B);
-  // The code is the same bytes (nothing was relocated against the other).
+  // The second copy's code stays mapped and unchanged once the first is
+  // unloaded.
   const uint8_t FirstByte = *static_cast<const uint8_t *>(A);
   First->reset();
   EXPECT_EQ(entry(*Second), B);
