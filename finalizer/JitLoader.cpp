@@ -118,7 +118,7 @@ public:
 
 private:
   SharedJit(std::unique_ptr<llvm::orc::ExecutionSession> S)
-      : ES(std::move(S)), Layout(hostDataLayout()), Mangle(*ES, Layout) {}
+      : ES(std::move(S)), Mangle(*ES, hostDataLayout()) {}
 
   static llvm::Expected<std::unique_ptr<SharedJit>> create() {
     auto EPC = llvm::orc::SelfExecutorProcessControl::Create();
@@ -160,7 +160,6 @@ private:
   }
 
   std::unique_ptr<llvm::orc::ExecutionSession> ES;
-  llvm::DataLayout Layout;
   llvm::orc::MangleAndInterner Mangle;
   std::unique_ptr<llvm::orc::ObjectLinkingLayer> Linker;
   llvm::orc::JITDylib *Runtime = nullptr;
