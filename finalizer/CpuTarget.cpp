@@ -14,6 +14,7 @@
 
 #include "llvm/Analysis/CFG.h"
 #include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/CycleInfo.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -634,38 +635,76 @@ bool mayUseGroupMemory(const llvm::Function &F) {
   });
 }
 
-/// Whether F, and what it calls, run straight through and reach memory
-/// only with plain loads and stores: no loop, atomic, fence or runtime call
-/// (signals). Then none of its work-items can wait for another, and any
-/// order of them is as good as the work-group order: rows across groups.
-bool runsStraightThrough(const llvm::Function &F) {
-  llvm::SmallPtrSet<const llvm::Function *, 8> Seen{&F};
-  llvm::SmallVector<const llvm::Function *, 8> Work{&F};
+/// Whether a loop of F (or of what it calls) reading or writing at Ptr
+/// stays in the work-item's own memory: its registers and spills (allocas),
+/// its private segment, or the kernarg segment, which no kernel writes.
+bool isWorkItemMemory(const llvm::Value *Ptr, const llvm::Function &Kernel) {
+  const llvm::Value *Base = llvm::getUnderlyingObject(Ptr, /*MaxLookup=*/0);
+  if (llvm::isa<llvm::AllocaInst>(Base))
+    return true;
+  if (auto *A = llvm::dyn_cast<llvm::Argument>(Base))
+    return A->getParent() == &Kernel && A->getArgNo() == 0; // %kernarg
+  if (auto *CI = llvm::dyn_cast<llvm::CallInst>(Base))
+    if (const llvm::Function *Callee = CI->getCalledFunction())
+      return Callee->getName() == query::PrivateBase;
+  return false;
+}
+
+/// Whether F, and what it calls, may run rows across groups: none of its
+/// work-items can wait for another (no atomic, fence or runtime call
+/// (signals); a loop reading plain memory that another work-item writes
+/// would be a data race, which the memory model leaves undefined), so any
+/// order of them is as good as the work-group order; and no loop of it
+/// reaches memory beyond the work-item's own (isWorkItemMemory). Rows
+/// across groups are what streaming kernels need (the stencil's and the
+/// median's groups of 16x16 read 18 rows of 16 elements each, which no
+/// prefetcher follows); a work-item that loops over global memory (the
+/// naive sgemm's column of B, 64 KiB) keeps its group's rows together,
+/// which share what it reads.
+bool runsRowsAcrossGroups(const llvm::Function &F) {
+  // Each function with whether all of it runs in a loop of its caller;
+  // a function may be called both ways.
+  llvm::SmallPtrSet<const llvm::Function *, 8> Seen[2];
+  Seen[false].insert(&F);
+  llvm::SmallVector<std::pair<const llvm::Function *, bool>, 8> Work{
+      {&F, false}};
   while (!Work.empty()) {
-    const llvm::Function *G = Work.pop_back_val();
-    llvm::SmallVector<
-        std::pair<const llvm::BasicBlock *, const llvm::BasicBlock *>, 4>
-        BackEdges;
-    llvm::FindFunctionBackedges(*G, BackEdges);
-    if (!BackEdges.empty())
-      return false;
-    for (const llvm::Instruction &I : llvm::instructions(*G)) {
-      if (I.isAtomic())
-        return false;
-      auto *CI = llvm::dyn_cast<llvm::CallBase>(&I);
-      if (!CI)
-        continue;
-      const llvm::Function *Callee = CI->getCalledFunction();
-      if (!Callee)
-        return false;
-      if (Callee->isIntrinsic())
-        continue;
-      if (Callee->isDeclaration()) {
-        // Queries of the work-item's state (Lowering.h) only.
-        if (!Callee->getName().starts_with("openhsa."))
+    auto [G, CalledInLoop] = Work.pop_back_val();
+    llvm::CycleInfo Cycles;
+    Cycles.compute(const_cast<llvm::Function &>(*G));
+    for (const llvm::BasicBlock &BB : *G) {
+      const bool InLoop = CalledInLoop || Cycles.getCycle(&BB);
+      for (const llvm::Instruction &I : BB) {
+        if (I.isAtomic())
           return false;
-      } else if (Seen.insert(Callee).second) {
-        Work.push_back(Callee);
+        if (InLoop) {
+          if (auto *L = llvm::dyn_cast<llvm::LoadInst>(&I);
+              L && !isWorkItemMemory(L->getPointerOperand(), F))
+            return false;
+          if (auto *S = llvm::dyn_cast<llvm::StoreInst>(&I);
+              S && !isWorkItemMemory(S->getPointerOperand(), F))
+            return false;
+        }
+        auto *CI = llvm::dyn_cast<llvm::CallBase>(&I);
+        if (!CI)
+          continue;
+        const llvm::Function *Callee = CI->getCalledFunction();
+        if (!Callee)
+          return false;
+        if (Callee->isIntrinsic()) {
+          if (InLoop && CI->mayReadOrWriteMemory())
+            for (const llvm::Use &U : CI->args())
+              if (U->getType()->isPointerTy() && !isWorkItemMemory(U, F))
+                return false;
+          continue;
+        }
+        if (Callee->isDeclaration()) {
+          // Queries of the work-item's state (Lowering.h) only.
+          if (!Callee->getName().starts_with("openhsa."))
+            return false;
+        } else if (Seen[InLoop].insert(Callee).second) {
+          Work.push_back({Callee, InLoop});
+        }
       }
     }
   }
@@ -1366,7 +1405,8 @@ llvm::Error buildCpuWorkGroupFunctions(
         !K.UsesBarrier && !K.Lockstep && !Waves && !mayUseGroupMemory(*K.Body)
             ? K.Symbol.VectorWidth
             : 0;
-    K.Symbol.GroupRuns = K.Symbol.SliceStep > 1 && runsStraightThrough(*K.Body);
+    K.Symbol.GroupRuns =
+        K.Symbol.SliceStep > 1 && runsRowsAcrossGroups(*K.Body);
     VecBodies.push_back(V);
     FlatBodies.push_back(Flat);
     GroupFileOffsets.push_back(GroupFileOffset);
