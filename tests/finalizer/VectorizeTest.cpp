@@ -1857,7 +1857,10 @@ kernel &local(kernarg_u64 %out, kernarg_u32 %width)
 // 18 rows of 16 elements a group, which no prefetcher follows (EPYC: 16.7
 // against 12.0 ms in runs). Not work-items whose loops reach global
 // memory, themselves or in what they call: a naive sgemm's work-item walks
-// a column of B that its group's rows share. Kernels in runs give every
+// a column of B that its group's rows share. Nor work-items with loops
+// that read no global memory at all (mandelbrot's): nothing to stream,
+// and a run's long wave loop is a second copy to compile (UniformConditions
+// versions it). Kernels in runs give every
 // work-item its result, in whole and partial groups (runKernel runs some
 // groups in runs, some alone).
 TEST(VectorizeTest, LoopsInWorkItemMemoryRunRowsAcrossGroups) {
@@ -1938,6 +1941,23 @@ kernel &sweep(kernarg_u64 %in, kernarg_u64 %out)
 	st_global_u32	$s2, [$d4];
 	ret;
 };
+kernel &compute(kernarg_u64 %out)
+{
+	workitemabsid_u32	$s0, 0;
+	mov_b32	$s2, 0;
+@next:
+	add_u32	$s2, $s2, $s0;
+	shr_u32	$s0, $s0, 1;
+	cmp_ne_b1_u32	$c0, $s0, 0;
+	cbr_b1	$c0, @next;
+	workitemabsid_u32	$s0, 0;
+	cvt_u64_u32	$d0, $s0;
+	shl_u64	$d3, $d0, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d4, [%out];
+	add_u64	$d4, $d4, $d3;
+	st_global_u32	$s2, [$d4];
+	ret;
+};
 kernel &calls(kernarg_u64 %in, kernarg_u64 %out)
 {
 	workitemabsid_u32	$s0, 0;
@@ -1974,7 +1994,7 @@ kernel &calls(kernarg_u64 %in, kernarg_u64 %out)
     EXPECT_EQ(K->GroupRuns, K->VectorWidth > 1);
     auto P = finalizeText(Sweeps);
     ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
-    for (const char *Name : {"&sweep", "&calls"}) {
+    for (const char *Name : {"&sweep", "&calls", "&compute"}) {
       SCOPED_TRACE(Name);
       ASSERT_NE(P->kernel(Name), nullptr);
       EXPECT_NE(P->kernel(Name)->SliceStep, 0u);
