@@ -82,52 +82,56 @@ llvm::Value *split(llvm::ShuffleVectorInst &S, unsigned Lanes) {
   auto *PieceTy =
       llvm::FixedVectorType::get(S.getType()->getElementType(), Lanes);
   std::vector<llvm::Value *> Pieces;
-  for (unsigned R = 0; R < Mask.size() / Lanes; ++R) {
-    ArrayRef<int> Lane = Mask.slice(R * Lanes, Lanes);
-    // The parts this register reads, in order of first use.
-    SmallVector<unsigned, 4> Used;
-    for (int L : Lane)
-      if (L != llvm::PoisonMaskElem && !llvm::is_contained(Used, L / Lanes))
-        Used.push_back(unsigned(L) / Lanes);
-    if (Used.empty()) {
-      Pieces.push_back(llvm::PoisonValue::get(PieceTy));
-      continue;
-    }
-    // The first two parts in one shuffle, each later one into it.
-    SmallVector<int, 64> Local(Lanes, llvm::PoisonMaskElem);
-    for (unsigned J = 0; J < Lanes; ++J)
-      if (Lane[J] != llvm::PoisonMaskElem) {
-        const unsigned P = unsigned(Lane[J]) / Lanes;
-        if (P == Used[0])
-          Local[J] = Lane[J] % int(Lanes);
-        else if (Used.size() > 1 && P == Used[1])
-          Local[J] = int(Lanes) + Lane[J] % int(Lanes);
-      }
-    llvm::Value *Piece =
-        Used.size() == 1 &&
-                llvm::ShuffleVectorInst::isIdentityMask(Local, int(Lanes))
-            ? Part(Used[0])
-            : B.CreateShuffleVector(Part(Used[0]),
-                                    Used.size() > 1
-                                        ? Part(Used[1])
-                                        : llvm::PoisonValue::get(PieceTy),
-                                    Local, S.getName() + ".piece");
-    for (unsigned U = 2; U < Used.size(); ++U) {
-      for (unsigned J = 0; J < Lanes; ++J)
-        Local[J] = Lane[J] != llvm::PoisonMaskElem &&
-                           unsigned(Lane[J]) / Lanes == Used[U]
-                       ? int(Lanes) + Lane[J] % int(Lanes)
-                       : int(J);
-      Piece = B.CreateShuffleVector(Piece, Part(Used[U]), Local,
-                                    S.getName() + ".piece");
-    }
-    Pieces.push_back(Piece);
-  }
+  for (unsigned R = 0; R < Mask.size() / Lanes; ++R)
+    Pieces.push_back(shuffleRegister(B, Mask.slice(R * Lanes, Lanes), PieceTy,
+                                     Part, S.getName() + ".piece"));
   // Joined in halves: each join a concatenation of two equal vectors.
   return Pieces.size() == 1 ? Pieces[0] : llvm::concatenateVectors(B, Pieces);
 }
 
 } // namespace
+
+llvm::Value *shuffleRegister(llvm::IRBuilder<> &B, ArrayRef<int> Lane,
+                             llvm::FixedVectorType *PartTy,
+                             llvm::function_ref<llvm::Value *(unsigned)> Part,
+                             const llvm::Twine &Name) {
+  const unsigned Lanes = PartTy->getNumElements();
+  // The parts this register reads, in order of first use.
+  SmallVector<unsigned, 4> Used;
+  for (int L : Lane)
+    if (L != llvm::PoisonMaskElem && !llvm::is_contained(Used, L / Lanes))
+      Used.push_back(unsigned(L) / Lanes);
+  if (Used.empty())
+    return llvm::PoisonValue::get(PartTy);
+  // The first two parts in one shuffle, each later one into it.
+  SmallVector<int, 64> Local(Lanes, llvm::PoisonMaskElem);
+  for (unsigned J = 0; J < Lanes; ++J)
+    if (Lane[J] != llvm::PoisonMaskElem) {
+      const unsigned P = unsigned(Lane[J]) / Lanes;
+      if (P == Used[0])
+        Local[J] = Lane[J] % int(Lanes);
+      else if (Used.size() > 1 && P == Used[1])
+        Local[J] = int(Lanes) + Lane[J] % int(Lanes);
+    }
+  llvm::Value *Piece =
+      Used.size() == 1 &&
+              llvm::ShuffleVectorInst::isIdentityMask(Local, int(Lanes))
+          ? Part(Used[0])
+          : B.CreateShuffleVector(Part(Used[0]),
+                                  Used.size() > 1
+                                      ? Part(Used[1])
+                                      : llvm::PoisonValue::get(PartTy),
+                                  Local, Name);
+  for (unsigned U = 2; U < Used.size(); ++U) {
+    for (unsigned J = 0; J < Lanes; ++J)
+      Local[J] = Lane[J] != llvm::PoisonMaskElem &&
+                         unsigned(Lane[J]) / Lanes == Used[U]
+                     ? int(Lanes) + Lane[J] % int(Lanes)
+                     : int(J);
+    Piece = B.CreateShuffleVector(Piece, Part(Used[U]), Local, Name);
+  }
+  return Piece;
+}
 
 unsigned splitWideShuffles(llvm::Function &F, unsigned RegisterBits) {
   SmallVector<std::pair<llvm::ShuffleVectorInst *, unsigned>, 16> Wide;

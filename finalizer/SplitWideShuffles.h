@@ -26,9 +26,22 @@
 #ifndef OPENHSA_FINALIZER_SPLITWIDESHUFFLES_H
 #define OPENHSA_FINALIZER_SPLITWIDESHUFFLES_H
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/PassManager.h"
 
 namespace openhsa::finalizer {
+
+/// One register of a shuffle's result: Lane is that register's slice of
+/// the shuffle's mask (lanes of the operands, A's then B's, or poison),
+/// Part(U) the register-wide part U of the operands (lanes U * L to
+/// U * L + L - 1, L the lanes of PartTy). The part itself where the
+/// register takes one whole; else a shuffle of the first two parts it
+/// reads, and one more for each further part. SplitWideVectors.h shares it.
+llvm::Value *shuffleRegister(llvm::IRBuilder<> &B, llvm::ArrayRef<int> Lane,
+                             llvm::FixedVectorType *PartTy,
+                             llvm::function_ref<llvm::Value *(unsigned)> Part,
+                             const llvm::Twine &Name);
 
 /// Splits F's shuffles wider than two vector registers of RegisterBits
 /// bits (see above); returns how many it split.

@@ -3,6 +3,7 @@
 #include "finalizer/SplitWideVectors.h"
 
 #include "finalizer/Codegen.h"
+#include "finalizer/SplitWideShuffles.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/PostOrderIterator.h"
@@ -335,47 +336,12 @@ private:
   /// each): the part it takes whole, or shuffles of the parts it reads.
   llvm::Value *shufflePart(llvm::IRBuilder<> &B, llvm::ShuffleVectorInst &S,
                            unsigned K, unsigned From) {
-    llvm::ArrayRef<int> Lane = S.getShuffleMask().slice(K * Lanes, Lanes);
-    auto *PartTy = partType(S.getType());
-    SmallVector<unsigned, 4> Used; // Parts read, A's then B's, by first use.
-    for (int L : Lane)
-      if (L != llvm::PoisonMaskElem &&
-          !llvm::is_contained(Used, unsigned(L) / Lanes))
-        Used.push_back(unsigned(L) / Lanes);
-    if (Used.empty())
-      return llvm::PoisonValue::get(PartTy);
-    auto Part = [&](unsigned U) {
-      return partsOf(S.getOperand(U < From ? 0 : 1))[U % From];
-    };
-    SmallVector<int, 16> Local(Lanes, llvm::PoisonMaskElem);
-    for (unsigned J = 0; J < Lanes; ++J)
-      if (Lane[J] != llvm::PoisonMaskElem) {
-        const unsigned U = unsigned(Lane[J]) / Lanes;
-        if (U == Used[0])
-          Local[J] = Lane[J] % int(Lanes);
-        else if (Used.size() > 1 && U == Used[1])
-          Local[J] = int(Lanes) + Lane[J] % int(Lanes);
-      }
-    llvm::Value *Piece =
-        Used.size() == 1 &&
-                llvm::ShuffleVectorInst::isIdentityMask(Local, int(Lanes))
-            ? Part(Used[0])
-            : B.CreateShuffleVector(Part(Used[0]),
-                                    Used.size() > 1
-                                        ? Part(Used[1])
-                                        : llvm::PoisonValue::get(PartTy),
-                                    Local, S.getName() + ".part");
-    // Each further part into what the first two gave.
-    for (unsigned U = 2; U < Used.size(); ++U) {
-      for (unsigned J = 0; J < Lanes; ++J)
-        Local[J] = Lane[J] != llvm::PoisonMaskElem &&
-                           unsigned(Lane[J]) / Lanes == Used[U]
-                       ? int(Lanes) + Lane[J] % int(Lanes)
-                       : int(J);
-      Piece = B.CreateShuffleVector(Piece, Part(Used[U]), Local,
-                                    S.getName() + ".part");
-    }
-    return Piece;
+    return shuffleRegister(
+        B, S.getShuffleMask().slice(K * Lanes, Lanes), partType(S.getType()),
+        [&](unsigned U) {
+          return partsOf(S.getOperand(U < From ? 0 : 1))[U % From];
+        },
+        S.getName() + ".part");
   }
 
   bool splitIntrinsic(llvm::IntrinsicInst &Call, llvm::IRBuilder<> &B) {
