@@ -296,6 +296,7 @@ private:
   /// has every lane on: CpuTarget.cpp), else maskOf(BB).
   Value *accessMask(BasicBlock *BB);
   Value *edgeMask(BasicBlock *P, BasicBlock *S);
+  Value *laneCondition(IRBuilder<> &B, Value *Cond);
   void buildMasks();
   void rewriteBranches();
 

@@ -38,6 +38,17 @@ Value *Vectorizer::accessMask(BasicBlock *BB) {
   return maskOf(BB);
 }
 
+/// Cond's lanes for a mask, frozen: a lane that is off computes whatever
+/// its inputs give, and a widened `add nsw` that overflows there is
+/// poison, which an `and` with the lane's false bit keeps (a mask lane
+/// that is poison lets a masked store write or not). The lanes that are on
+/// are the scalar code's values, unchanged. Always frozen: what a lane
+/// computes may still be a stand-in here (a loop's phis), and InstCombine
+/// drops the freezes of what it proves cannot be poison.
+Value *Vectorizer::laneCondition(IRBuilder<> &B, Value *Cond) {
+  return B.CreateFreeze(vec(Cond), "lanes");
+}
+
 /// The lanes that go from P to S.
 Value *Vectorizer::edgeMask(BasicBlock *P, BasicBlock *S) {
   if (!isDivergent(P))
@@ -52,7 +63,7 @@ Value *Vectorizer::edgeMask(BasicBlock *P, BasicBlock *S) {
   if (divergentJoin(P) == S)
     return maskOf(P);
   IRBuilder<> B(Br);
-  Value *Cond = vec(Br->getCondition());
+  Value *Cond = laneCondition(B, Br->getCondition());
   if (Br->getSuccessor(0) != S)
     Cond = B.CreateNot(Cond);
   Value *M = B.CreateAnd(maskOf(P), Cond, "edge.mask");
@@ -279,8 +290,8 @@ void Vectorizer::lowerUniformWaveQueries() {
       // The lanes that reach this block and whose bit is set, lane L at
       // bit L.
       IRBuilder<> B(CI);
-      Value *Bits =
-          B.CreateAnd(vec(CI->getArgOperand(1)), maskOf(CI->getParent()));
+      Value *Bits = B.CreateAnd(laneCondition(B, CI->getArgOperand(1)),
+                                maskOf(CI->getParent()));
       Value *Ballot = B.CreateZExt(B.CreateBitCast(Bits, B.getIntNTy(W)),
                                    CI->getType(), "ballot");
       CI->replaceAllUsesWith(Ballot);

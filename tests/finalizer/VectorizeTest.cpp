@@ -8,6 +8,7 @@
 // process; the vectorized one must really be vectorized.
 //
 //===----------------------------------------------------------------------===//
+#include "IrText.h"
 #include "KernelRunner.h"
 
 #include "finalizer/Codegen.h"
@@ -15,6 +16,8 @@
 #include "tests/support/ScopedEnv.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -104,6 +107,36 @@ TEST(VectorizeTest, DivergentLoopWithPartialWavesAndGroups) {
               << "item " << I << " grid " << Size << " group " << Group;
       }
     }
+}
+
+// A lane that is off computes whatever its inputs give: a widened `add
+// nsw` that overflows there is poison, and `and` keeps poison where the
+// mask's bit is false, which lets a masked store write that lane or not.
+// Every edge mask the vectorizer builds takes a condition that cannot be
+// poison (frozen where LLVM cannot prove it), in the divergent loops and
+// branches of mandelbrot and the binary search.
+TEST(VectorizeTest, EdgeMasksTakeConditionsThatCannotBePoison) {
+  if (runsOnGpu() || openhsa::finalizer::hostVectorWidth() < 2)
+    GTEST_SKIP() << "the CPU's work-item vectorizer";
+  for (const char *Kernel : {"mandelbrot.hsail", "binary_search.hsail"}) {
+    SCOPED_TRACE(Kernel);
+    const std::string Source = benchmarkKernel(Kernel);
+    const DumpedFinalization D =
+        dumpFinalization(Source.c_str(), openhsa::finalizer::hostVectorWidth());
+    ASSERT_FALSE(D.Lowered.empty());
+    llvm::LLVMContext C;
+    std::unique_ptr<llvm::Module> M = openhsa::test::parseIr(D.Lowered, C);
+    ASSERT_TRUE(M);
+    unsigned Masks = 0;
+    for (const llvm::Function &F : *M)
+      for (const llvm::Instruction &I : llvm::instructions(F))
+        if (I.getName().starts_with("edge.mask")) {
+          ++Masks;
+          EXPECT_TRUE(llvm::isGuaranteedNotToBePoison(I.getOperand(1)))
+              << openhsa::test::verifiedText(F);
+        }
+    EXPECT_GT(Masks, 0u);
+  }
 }
 
 // Mandelbrot's escape loop leaves by two ways (the iteration limit and the
