@@ -608,9 +608,11 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
   // of work by the estimate: a kernel much slower than last time overruns
   // the budget by about as much as it had run when it was caught. Of a
   // kernel whose groups run in runs, chunks start at about RunItems
-  // work-items, the estimate or not: a run needs a chunk of several groups
-  // (one at a time, a first dispatch that this thread ran alone had none),
-  // and straight-line code over that many work-items takes microseconds.
+  // work-items: a run needs a chunk of several groups (one at a time, a
+  // first dispatch that this thread ran alone had none). Its work-items
+  // run straight through or loop only in their own memory (the median's
+  // sort of nine values), microseconds for that many; once the dispatch
+  // has an estimate, MaxChunk bounds the chunks of a slower kernel.
   const uint64_t FirstChunk =
       Job->RunGroups > 1 ? std::max<uint64_t>(1, RunItems / WgItems) : 1;
   const uint64_t MaxChunk =
