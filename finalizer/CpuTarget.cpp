@@ -684,16 +684,15 @@ bool runsRowsAcrossGroups(const llvm::Function &F) {
       for (const llvm::Instruction &I : BB) {
         if (I.isAtomic())
           return false;
-        if (auto *L = llvm::dyn_cast<llvm::LoadInst>(&I))
-          ReadsGlobal |= !isWorkItemMemory(L->getPointerOperand(), F);
-        if (InLoop) {
-          if (auto *L = llvm::dyn_cast<llvm::LoadInst>(&I);
-              L && !isWorkItemMemory(L->getPointerOperand(), F))
+        if (auto *L = llvm::dyn_cast<llvm::LoadInst>(&I)) {
+          const bool Own = isWorkItemMemory(L->getPointerOperand(), F);
+          if (InLoop && !Own)
             return false;
-          if (auto *S = llvm::dyn_cast<llvm::StoreInst>(&I);
-              S && !isWorkItemMemory(S->getPointerOperand(), F))
-            return false;
+          ReadsGlobal |= !Own;
         }
+        if (auto *S = llvm::dyn_cast<llvm::StoreInst>(&I);
+            S && InLoop && !isWorkItemMemory(S->getPointerOperand(), F))
+          return false;
         auto *CI = llvm::dyn_cast<llvm::CallBase>(&I);
         if (!CI)
           continue;

@@ -58,7 +58,7 @@ public:
     SmallVector<llvm::PHINode *, 16> Phis;
     for (llvm::BasicBlock *BB : Order)
       for (llvm::PHINode &P : BB->phis())
-        if (unsigned N = partsOf(P.getType()); N > 1) {
+        if (unsigned N = partCount(P.getType()); N > 1) {
           Parts &To = Split[&P];
           for (unsigned K = 0; K < N; ++K)
             To.push_back(llvm::PHINode::Create(
@@ -126,7 +126,7 @@ private:
 
   /// How many parts values of type T have: 0 where T is not a vector of
   /// whole parts, 1 where it is one part.
-  unsigned partsOf(llvm::Type *T) const {
+  unsigned partCount(llvm::Type *T) const {
     auto *V = llvm::dyn_cast<llvm::FixedVectorType>(T);
     if (!V)
       return 0;
@@ -160,7 +160,7 @@ private:
     auto It = Split.find(V);
     if (It != Split.end())
       return It->second;
-    const unsigned N = partsOf(V->getType());
+    const unsigned N = partCount(V->getType());
     if (N == 1)
       return Parts{V};
     Parts P;
@@ -219,7 +219,7 @@ private:
   /// Writes I as operations on parts where it is one the pass knows.
   bool split(llvm::Instruction &I) {
     llvm::IRBuilder<> B(&I);
-    const unsigned N = partsOf(I.getType());
+    const unsigned N = partCount(I.getType());
     const std::string Name = (I.getName() + ".part").str();
     Parts P;
     if (auto *BO = llvm::dyn_cast<llvm::BinaryOperator>(&I); BO && N > 1) {
@@ -239,7 +239,7 @@ private:
           New->copyIRFlags(UO);
       }
     } else if (auto *Cmp = llvm::dyn_cast<llvm::CmpInst>(&I);
-               Cmp && N > 1 && partsOf(Cmp->getOperand(0)->getType()) == N) {
+               Cmp && N > 1 && partCount(Cmp->getOperand(0)->getType()) == N) {
       const Parts L = partsOf(Cmp->getOperand(0)),
                   R = partsOf(Cmp->getOperand(1));
       for (unsigned K = 0; K < N; ++K) {
@@ -250,7 +250,7 @@ private:
     } else if (auto *Sel = llvm::dyn_cast<llvm::SelectInst>(&I); Sel && N > 1) {
       llvm::Value *Cond = Sel->getCondition();
       const bool Lanewise = Cond->getType()->isVectorTy();
-      if (Lanewise && partsOf(Cond->getType()) != N)
+      if (Lanewise && partCount(Cond->getType()) != N)
         return false;
       const Parts C = Lanewise ? partsOf(Cond) : Parts(N, Cond);
       const Parts T = partsOf(Sel->getTrueValue()),
@@ -261,7 +261,7 @@ private:
           New->copyIRFlags(Sel);
       }
     } else if (auto *Cast = llvm::dyn_cast<llvm::CastInst>(&I);
-               Cast && N > 1 && partsOf(Cast->getSrcTy()) == N) {
+               Cast && N > 1 && partCount(Cast->getSrcTy()) == N) {
       const Parts L = partsOf(Cast->getOperand(0));
       for (unsigned K = 0; K < N; ++K) {
         P.push_back(
@@ -274,7 +274,7 @@ private:
       for (unsigned K = 0; K < N; ++K)
         P.push_back(B.CreateFreeze(L[K], Name));
     } else if (auto *S = llvm::dyn_cast<llvm::ShuffleVectorInst>(&I)) {
-      const unsigned From = partsOf(S->getOperand(0)->getType());
+      const unsigned From = partCount(S->getOperand(0)->getType());
       if (N == 0 || From == 0 || (N == 1 && From == 1))
         return false;
       for (unsigned K = 0; K < N; ++K)
@@ -283,10 +283,10 @@ private:
         return replaceWith(I, P[0]);
     } else if (auto *E = llvm::dyn_cast<llvm::ExtractElementInst>(&I)) {
       auto *Index = llvm::dyn_cast<llvm::ConstantInt>(E->getIndexOperand());
-      if (!Index || partsOf(E->getVectorOperandType()) < 2)
+      if (!Index || partCount(E->getVectorOperandType()) < 2)
         return false;
       const uint64_t J = Index->getZExtValue();
-      if (J >= uint64_t(Lanes) * partsOf(E->getVectorOperandType()))
+      if (J >= uint64_t(Lanes) * partCount(E->getVectorOperandType()))
         return false;
       return replaceWith(
           I, B.CreateExtractElement(partsOf(E->getVectorOperand())[J / Lanes],
@@ -312,7 +312,7 @@ private:
       }
     } else if (auto *St = llvm::dyn_cast<llvm::StoreInst>(&I)) {
       llvm::Type *T = St->getValueOperand()->getType();
-      if (partsOf(T) < 2 || !St->isSimple() || !partsInMemory(T))
+      if (partCount(T) < 2 || !St->isSimple() || !partsInMemory(T))
         return false;
       const Parts V = partsOf(St->getValueOperand());
       for (unsigned K = 0; K < V.size(); ++K) {
@@ -346,7 +346,7 @@ private:
 
   bool splitIntrinsic(llvm::IntrinsicInst &Call, llvm::IRBuilder<> &B) {
     const llvm::Intrinsic::ID ID = Call.getIntrinsicID();
-    const unsigned N = partsOf(Call.getType());
+    const unsigned N = partCount(Call.getType());
     const std::string Name = (Call.getName() + ".part").str();
     auto Alignment = [&](unsigned Arg) {
       return llvm::cast<llvm::ConstantInt>(Call.getArgOperand(Arg))
@@ -371,7 +371,7 @@ private:
     }
     case llvm::Intrinsic::masked_store: {
       llvm::Type *T = Call.getArgOperand(0)->getType();
-      if (partsOf(T) < 2 || !partsInMemory(T))
+      if (partCount(T) < 2 || !partsInMemory(T))
         return false;
       const Parts V = partsOf(Call.getArgOperand(0)),
                   Mask = partsOf(Call.getArgOperand(3));
@@ -394,7 +394,7 @@ private:
       break;
     }
     case llvm::Intrinsic::masked_scatter: {
-      const unsigned M = partsOf(Call.getArgOperand(0)->getType());
+      const unsigned M = partCount(Call.getArgOperand(0)->getType());
       if (M < 2)
         return false;
       const Parts V = partsOf(Call.getArgOperand(0)),
@@ -415,7 +415,7 @@ private:
       for (unsigned A = 0; A < Call.arg_size(); ++A) {
         llvm::Type *T = Call.getArgOperand(A)->getType();
         const bool Scalar = llvm::isVectorIntrinsicWithScalarOpAtArg(ID, A);
-        if (!Scalar && partsOf(T) != N)
+        if (!Scalar && partCount(T) != N)
           return false;
         if (llvm::isVectorIntrinsicWithOverloadTypeAtArg(ID, int(A)))
           Types.push_back(Scalar ? T : partType(T));
