@@ -149,14 +149,18 @@ unsigned splitWideShuffles(llvm::Function &F, unsigned RegisterBits) {
   return unsigned(Wide.size());
 }
 
+unsigned vectorRegisterBits(llvm::Function &F,
+                            llvm::FunctionAnalysisManager &FAM) {
+  return unsigned(
+      FAM.getResult<llvm::TargetIRAnalysis>(F)
+          .getRegisterBitWidth(llvm::TargetTransformInfo::RGK_FixedWidthVector)
+          .getFixedValue());
+}
+
 llvm::PreservedAnalyses
 SplitWideShufflesPass::run(llvm::Function &F,
                            llvm::FunctionAnalysisManager &FAM) {
-  const llvm::TargetTransformInfo &TTI =
-      FAM.getResult<llvm::TargetIRAnalysis>(F);
-  const unsigned RegisterBits = unsigned(
-      TTI.getRegisterBitWidth(llvm::TargetTransformInfo::RGK_FixedWidthVector)
-          .getFixedValue());
+  const unsigned RegisterBits = vectorRegisterBits(F, FAM);
   if (RegisterBits == 0 || !splitWideShuffles(F, RegisterBits))
     return llvm::PreservedAnalyses::all();
   llvm::PreservedAnalyses PA;

@@ -43,6 +43,10 @@ llvm::Value *shuffleRegister(llvm::IRBuilder<> &B, llvm::ArrayRef<int> Lane,
                              llvm::function_ref<llvm::Value *(unsigned)> Part,
                              const llvm::Twine &Name);
 
+/// The width in bits of F's vector registers, by the target (0: none).
+unsigned vectorRegisterBits(llvm::Function &F,
+                            llvm::FunctionAnalysisManager &FAM);
+
 /// Splits F's shuffles wider than two vector registers of RegisterBits
 /// bits (see above); returns how many it split.
 unsigned splitWideShuffles(llvm::Function &F, unsigned RegisterBits);

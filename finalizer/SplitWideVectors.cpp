@@ -458,11 +458,7 @@ SplitWideVectorsPass::run(llvm::Function &F,
   // splitting them gained nothing (the binary search).
   if (!F.hasFnAttribute(KeepsLoopStrengthReductionAttr))
     return llvm::PreservedAnalyses::all();
-  const llvm::TargetTransformInfo &TTI =
-      FAM.getResult<llvm::TargetIRAnalysis>(F);
-  const unsigned RegisterBits = unsigned(
-      TTI.getRegisterBitWidth(llvm::TargetTransformInfo::RGK_FixedWidthVector)
-          .getFixedValue());
+  const unsigned RegisterBits = vectorRegisterBits(F, FAM);
   if (RegisterBits == 0 || !splitWideVectors(F, RegisterBits))
     return llvm::PreservedAnalyses::all();
   llvm::PreservedAnalyses PA;
