@@ -4,8 +4,9 @@
 // WAVEFRONT_SIZE, the ISA's call convention, hsa_wavefront_get_info) and the
 // finalizer (which lowers WAVESIZE and the cross-lane operations for it and
 // runs a kernel's wavefronts in the lanes of SIMD registers): a wavefront is
-// as many work-items as 32-bit lanes fit a vector register of the host, 16
-// with AVX-512, 8 with AVX/AVX2, 4 otherwise (SSE, NEON).
+// as many work-items as 32-bit lanes fit a vector register of the target
+// (the host's CPU, or OPENHSA_CPU_TARGET's: abi/CpuTarget.h), 16 with
+// AVX-512, 8 with AVX/AVX2, 4 otherwise (SSE, NEON).
 // OPENHSA_VECTOR_WIDTH (a power of two, 2-64) overrides the lanes, and with
 // OPENHSA_VECTORIZE=0 (scalar work-item loops, for comparisons) wavefronts
 // are one work-item wide. Both are read at each call: a finalization
@@ -15,15 +16,14 @@
 #ifndef OPENHSA_ABI_CPUWAVEFRONT_H
 #define OPENHSA_ABI_CPUWAVEFRONT_H
 
-#include "llvm/ADT/StringMap.h"
-#include "llvm/TargetParser/Host.h"
+#include "abi/CpuTarget.h"
 
 #include <cstdlib>
 #include <string_view>
 
 namespace openhsa::abi {
 
-/// Lanes of 32 bits per vector register of this host (or
+/// Lanes of 32 bits per vector register of the target (or
 /// OPENHSA_VECTOR_WIDTH).
 inline unsigned cpuVectorWidth() {
   if (const char *E = std::getenv("OPENHSA_VECTOR_WIDTH")) {
@@ -31,19 +31,15 @@ inline unsigned cpuVectorWidth() {
     if (W >= 2 && W <= 64 && (W & (W - 1)) == 0)
       return W;
   }
-  static const unsigned Host = [] {
-    const auto Features = llvm::sys::getHostCPUFeatures();
-    auto Has = [&](const char *F) {
-      auto It = Features.find(F);
-      return It != Features.end() && It->second;
-    };
-    if (Has("avx512f"))
+  static const unsigned Target = [] {
+    const CpuTarget &T = cpuTarget();
+    if (T.has("avx512f"))
       return 16u;
-    if (Has("avx") || Has("avx2"))
+    if (T.has("avx") || T.has("avx2"))
       return 8u;
     return 4u;
   }();
-  return Host;
+  return Target;
 }
 
 /// Whether kernels run vectorized: yes unless OPENHSA_VECTORIZE=0.

@@ -3,9 +3,11 @@
 // 16 lanes of 32 bits per vector (one AVX-512 register; two AVX ones).
 // GCC's vector extensions do the arithmetic, compares and selects; fma,
 // sqrt, gather and any-lane use AVX-512 intrinsics where the target has
-// them and a per-lane loop otherwise. Compiled -O3 -march=native
-// -ffp-contract=off: a fused multiply-add is written where the HSAIL
-// kernel has mad_f32, and nowhere else.
+// them, AVX2 ones on two halves where it has AVX2 only (the twins of
+// openhsa-bench-simd-avx2, compiled for x86-64-v3), and a per-lane loop
+// otherwise. Compiled -O3 -march=native -ffp-contract=off: a fused
+// multiply-add is written where the HSAIL kernel has mad_f32, and nowhere
+// else.
 //
 //===----------------------------------------------------------------------===//
 #include "NativeSimdKernels.h"
@@ -20,7 +22,7 @@
 #include <cstddef>
 #include <cstring>
 
-#ifdef __AVX512F__
+#if defined(__AVX512F__) || defined(__AVX2__)
 #include <immintrin.h>
 #endif
 
@@ -52,9 +54,32 @@ inline vi iota() {
   return vi{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
 }
 
+#if !defined(__AVX512F__) && defined(__AVX2__)
+// AVX2 (the twins for a target without AVX-512, openhsa-bench-simd-avx2):
+// a vector of 16 lanes is two registers of 8.
+struct Halves {
+  __m256 Lo, Hi;
+};
+inline Halves halves(vf A) {
+  Halves H;
+  std::memcpy(&H, &A, sizeof(A));
+  return H;
+}
+inline vf joined(__m256 Lo, __m256 Hi) {
+  const Halves H{Lo, Hi};
+  vf R;
+  std::memcpy(&R, &H, sizeof(R));
+  return R;
+}
+#endif
+
 inline vf fma(vf A, vf B, vf C) {
 #ifdef __AVX512F__
   return (vf)_mm512_fmadd_ps((__m512)A, (__m512)B, (__m512)C);
+#elif defined(__AVX2__)
+  const Halves X = halves(A), Y = halves(B), Z = halves(C);
+  return joined(_mm256_fmadd_ps(X.Lo, Y.Lo, Z.Lo),
+                _mm256_fmadd_ps(X.Hi, Y.Hi, Z.Hi));
 #else
   vf R;
   for (unsigned I = 0; I < L; ++I)
@@ -66,6 +91,9 @@ inline vf fma(vf A, vf B, vf C) {
 inline vf sqrt(vf A) {
 #ifdef __AVX512F__
   return (vf)_mm512_sqrt_ps((__m512)A);
+#elif defined(__AVX2__)
+  const Halves X = halves(A);
+  return joined(_mm256_sqrt_ps(X.Lo), _mm256_sqrt_ps(X.Hi));
 #else
   vf R;
   for (unsigned I = 0; I < L; ++I)
@@ -78,6 +106,11 @@ inline vf sqrt(vf A) {
 inline bool any(vi M) {
 #ifdef __AVX512F__
   return _mm512_test_epi32_mask((__m512i)M, (__m512i)M) != 0;
+#elif defined(__AVX2__)
+  const Halves X = halves((vf)M);
+  const __m256i Or =
+      _mm256_or_si256(_mm256_castps_si256(X.Lo), _mm256_castps_si256(X.Hi));
+  return !_mm256_testz_si256(Or, Or);
 #else
   uint32_t Or = 0;
   for (unsigned I = 0; I < L; ++I)
@@ -90,6 +123,13 @@ inline bool any(vi M) {
 inline vu gather(const uint32_t *T, vu Idx) {
 #ifdef __AVX512F__
   return (vu)_mm512_i32gather_epi32((__m512i)Idx, T, 4);
+#elif defined(__AVX2__)
+  const Halves X = halves((vf)Idx);
+  const auto *Base = reinterpret_cast<const int *>(T);
+  return (vu)joined(_mm256_castsi256_ps(_mm256_i32gather_epi32(
+                        Base, _mm256_castps_si256(X.Lo), 4)),
+                    _mm256_castsi256_ps(_mm256_i32gather_epi32(
+                        Base, _mm256_castps_si256(X.Hi), 4)));
 #else
   vu R;
   for (unsigned I = 0; I < L; ++I)

@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <random>
@@ -703,4 +704,19 @@ BENCHMARK(BM_SgemmTiledNativeThroughMemory)
 
 } // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char **argv) {
+#ifdef OPENHSA_BENCH_CPU_TARGET
+  // openhsa-bench-simd-avx2: the twins are compiled for this x86-64 level,
+  // and the finalizer compiles the kernels for it too (abi/CpuTarget.h),
+  // unless the environment names another target.
+  setenv("OPENHSA_CPU_TARGET", OPENHSA_BENCH_CPU_TARGET, /*overwrite=*/0);
+#endif
+  if (const char *Target = std::getenv("OPENHSA_CPU_TARGET"))
+    benchmark::AddCustomContext("openhsa_cpu_target", Target);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv))
+    return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

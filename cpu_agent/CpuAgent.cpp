@@ -2,6 +2,7 @@
 //===//
 #include "cpu_agent/CpuAgent.h"
 
+#include "abi/CpuTarget.h"
 #include "abi/CpuWavefront.h"
 
 #include "cpu_agent/KernelDescriptor.h"
@@ -38,8 +39,7 @@ const Isa &hostIsa() {
   static const Isa Host = [] {
     Isa I;
     llvm::Triple T(llvm::sys::getProcessTriple());
-    I.Name = "openhsa:" + T.getArchName().str() + ":" +
-             llvm::sys::getHostCPUName().str();
+    I.Name = "openhsa:" + T.getArchName().str() + ":" + abi::cpuTarget().Cpu;
     I.MachineModel = HSA_MACHINE_MODEL_LARGE;
     I.Profile = HSA_PROFILE_FULL;
     I.AlsoBase = true;

@@ -1,5 +1,6 @@
 //===- finalizer/Codegen.cpp - LLVM IR to a host object file --------------===//
 #include "finalizer/Codegen.h"
+#include "abi/CpuTarget.h"
 #include "finalizer/DeadGroupStores.h"
 #include "finalizer/ForwardVectorStores.h"
 #include "finalizer/GroupBoundsChecks.h"
@@ -35,24 +36,18 @@ namespace openhsa::finalizer {
 
 const HostTarget &hostTarget() {
   static const HostTarget Host = [] {
+    const abi::CpuTarget &T = abi::cpuTarget();
     HostTarget H;
     H.Triple = llvm::sys::getProcessTriple();
-    H.Cpu = llvm::sys::getHostCPUName().str();
-    llvm::SmallVector<std::string, 64> Features;
-    for (const auto &F : llvm::sys::getHostCPUFeatures())
-      Features.push_back((F.second ? "+" : "-") + F.first().str());
-    for (size_t I = 0; I < Features.size(); ++I)
-      H.Features += (I ? "," : "") + Features[I];
+    H.Cpu = T.Cpu;
+    H.Features = T.featureString();
+    H.Problem = T.Problem;
     return H;
   }();
   return Host;
 }
 
-bool hostHasFeature(llvm::StringRef Name) {
-  llvm::SmallVector<llvm::StringRef, 64> Features;
-  llvm::StringRef(hostTarget().Features).split(Features, ',');
-  return llvm::is_contained(Features, ("+" + Name).str());
-}
+bool hostHasFeature(llvm::StringRef Name) { return abi::cpuTarget().has(Name); }
 
 namespace {
 
@@ -210,6 +205,8 @@ public:
     }
     initializeNativeTarget();
     const HostTarget &Host = hostTarget();
+    if (!Host.Problem.empty())
+      return llvm::createStringError(Host.Problem);
     std::string Error;
     const llvm::Target *T =
         llvm::TargetRegistry::lookupTarget(Host.Triple, Error);

@@ -14,14 +14,18 @@
 
 namespace openhsa::finalizer {
 
-/// The host CPU as LLVM names it, and its features ("+avx2,...").
+/// The CPU the CPU agent's code is for (abi/CpuTarget.h: the host's, or
+/// OPENHSA_CPU_TARGET's) as LLVM names it, and its features
+/// ("+avx2,-avx512f,..."). Problem: why OPENHSA_CPU_TARGET's cannot be had
+/// (every host compilation then fails with it); empty where it can.
 struct HostTarget {
   std::string Triple;
   std::string Cpu;
   std::string Features;
+  std::string Problem;
 };
 const HostTarget &hostTarget();
-/// Whether the host CPU has feature Name (LLVM's spelling: "avx512f").
+/// Whether the target CPU has feature Name (LLVM's spelling: "avx512f").
 bool hostHasFeature(llvm::StringRef Name);
 /// The data layout of code for the host (computed once).
 const llvm::DataLayout &hostDataLayout();

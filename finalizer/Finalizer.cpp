@@ -224,6 +224,8 @@ static void printDiagnostic(const llvm::DiagnosticInfo *Info, void *) {
 llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
   if (std::optional<unsigned> Sm = gpuIsaVersion(Request.IsaName))
     return finalizeForGpu(Request, *Sm);
+  if (const std::string &Problem = hostTarget().Problem; !Problem.empty())
+    return llvm::createStringError(Problem);
   llvm::LLVMContext Context;
   Context.setDiagnosticHandlerCallBack(printDiagnostic, nullptr,
                                        /*RespectFilters=*/true);

@@ -47,11 +47,13 @@ asan() {
   timed "asan build" cmake --build build-asan
   # A report fails its test: UBSan aborts, ASan/LSan exit non-zero. The
   # finalizer's kernel tests run vectorized only (finalizer.scalar.*, the
-  # same tests with OPENHSA_VECTORIZE=0, run in the normal tree).
+  # same tests with OPENHSA_VECTORIZE=0, and finalizer.avx2.* and
+  # finalizer.sse4.*, the same for lesser x86-64 levels, run in the normal
+  # tree).
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     timed "asan ctest" ctest --test-dir build-asan --output-on-failure \
-      --timeout 1200 -j "$jobs" -E '^finalizer\.scalar\.'
+      --timeout 1200 -j "$jobs" -E '^(finalizer\.(scalar|avx2|sse4)|runtime\.(avx2|sse4))\.'
 }
 
 # TSan runs the runtime tests, dispatches on the agents' worker threads
@@ -70,7 +72,7 @@ tsan() {
     timed "tsan ctest" ctest --test-dir build-tsan --output-on-failure \
       --timeout 1200 \
       -R '^(runtime|core|finalizer\.(FinalizeCacheTest|ParallelKernelsTest|JitLoaderTest)|executable\.ShapeVariants)\.' \
-      -E '^runtime\.unload' \
+      -E '^runtime\.(unload|avx2\.|sse4\.)' \
       -j "$jobs"
 }
 

@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace openhsa::test {
 namespace {
@@ -223,7 +224,9 @@ TEST_F(Agent, EveryAttributeOfTheCpuAgent) {
   agentInfo<bool>(Cpu, HSA_AGENT_INFO_FAST_F16_OPERATION);
 
   // The lanes the finalizer runs a wavefront in (PRM 2.6): 16 with
-  // AVX-512, 8 with AVX, 4 otherwise; 1 with OPENHSA_VECTORIZE=0.
+  // AVX-512, 8 with AVX, 4 otherwise; 1 with OPENHSA_VECTORIZE=0. Those of
+  // the x86-64 level OPENHSA_CPU_TARGET names, where it names one
+  // (abi/CpuTarget.h; CMakeLists.txt runs these tests so).
   const uint32_t Wavefront =
       agentInfo<uint32_t>(Cpu, HSA_AGENT_INFO_WAVEFRONT_SIZE);
   uint32_t Lanes = 4;
@@ -233,6 +236,21 @@ TEST_F(Agent, EveryAttributeOfTheCpuAgent) {
   else if (__builtin_cpu_supports("avx"))
     Lanes = 8;
 #endif
+  if (const char *T = std::getenv("OPENHSA_CPU_TARGET"); T && *T) {
+    const std::string Target = T;
+    Lanes = Target == "x86-64-v4" ? 16 : Target == "x86-64-v3" ? 8 : 4;
+    ASSERT_TRUE(Target == "x86-64-v2" || Lanes > 4)
+        << "this test knows the lanes of x86-64-v2, -v3 and -v4 only";
+    // The agent's ISA is the target's.
+    const hsa_isa_t Isa = agentInfo<hsa_isa_t>(Cpu, HSA_AGENT_INFO_ISA);
+    uint32_t Length = 0;
+    ASSERT_EQ(hsa_isa_get_info_alt(Isa, HSA_ISA_INFO_NAME_LENGTH, &Length),
+              HSA_STATUS_SUCCESS);
+    std::vector<char> Name(Length + 1, '\0');
+    ASSERT_EQ(hsa_isa_get_info_alt(Isa, HSA_ISA_INFO_NAME, Name.data()),
+              HSA_STATUS_SUCCESS);
+    EXPECT_EQ(std::string(Name.data(), Length), "openhsa:x86_64:" + Target);
+  }
   if (const char *W = std::getenv("OPENHSA_VECTOR_WIDTH"))
     Lanes = uint32_t(std::strtoul(W, nullptr, 10));
   if (const char *V = std::getenv("OPENHSA_VECTORIZE"); V && V[0] == '0')
