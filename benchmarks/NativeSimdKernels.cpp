@@ -388,28 +388,56 @@ double reduceFlat(const float *In, uint32_t N) {
 
 void mandelbrot(uint32_t *Out, uint32_t Width, uint32_t Height,
                 uint32_t MaxIter, float X0, float Y0, float Step) {
+  // Two registers of pixels at a time: an iteration is a chain of
+  // dependent multiplies and adds, and two independent chains keep the FP
+  // units busy while each waits on the other's latency. With AVX-512 that
+  // is two vectors (one at a time ran 10.2-11.1 ms on the 2-core EPYC,
+  // two 6.3); with AVX2 a vector is two registers already (one vector 7.7
+  // ms, two 8.4). Lanes that escaped stop counting; the vectors stop when
+  // none of their lanes is left.
   tbb::parallel_for(
       tbb::blocked_range<uint32_t>(0, Height, 4),
       [=](const tbb::blocked_range<uint32_t> &R) {
         const vf VStep = splat(Step), VX0 = splat(X0), Four = splat(4.0f);
+#ifdef __AVX512F__
+        constexpr unsigned Ways = 2;
+#else
+        constexpr unsigned Ways = 1;
+#endif
         for (uint32_t Y = R.begin(); Y < R.end(); ++Y) {
           const vf Cy = splat(__builtin_fmaf(float(Y), Step, Y0));
-          for (uint32_t X = 0; X < Width; X += L) {
-            const vf Cx = fma(__builtin_convertvector(iota() + int32_t(X), vf),
-                              VStep, VX0);
-            vf Zx{}, Zy{};
-            vi Count{}, Active = ~vi{};
-            for (uint32_t I = 0; I < MaxIter; ++I) {
-              const vf Zx2 = Zx * Zx, Zy2 = Zy * Zy;
-              Active &= ~(Zx2 + Zy2 > Four); // Lanes that escaped stop.
-              if (!any(Active))
-                break;
-              const vf T = Zx * Zy;
-              Zy = Active ? (T + T) + Cy : Zy;
-              Zx = Active ? (Zx2 - Zy2) + Cx : Zx;
-              Count -= Active; // -1 where active.
+          for (uint32_t X = 0; X < Width; X += Ways * L) {
+            // A row's last vectors: the second way of a lone one idles.
+            const unsigned Live = Width - X >= Ways * L ? Ways : 1;
+            vf Cx[Ways], Zx[Ways] = {}, Zy[Ways] = {};
+            vi Count[Ways] = {}, Active[Ways];
+            for (unsigned V = 0; V < Ways; ++V) {
+              Cx[V] =
+                  fma(__builtin_convertvector(iota() + int32_t(X + V * L), vf),
+                      VStep, VX0);
+              Active[V] = V < Live ? ~vi{} : vi{};
             }
-            store(Out + size_t(Y) * Width + X, Count);
+            for (uint32_t I = 0; I < MaxIter; ++I) {
+              vf Zx2[Ways], Zy2[Ways];
+              for (unsigned V = 0; V < Ways; ++V) {
+                Zx2[V] = Zx[V] * Zx[V];
+                Zy2[V] = Zy[V] * Zy[V];
+                Active[V] &= ~(Zx2[V] + Zy2[V] > Four);
+              }
+              vi Any = Active[0];
+              for (unsigned V = 1; V < Ways; ++V)
+                Any |= Active[V];
+              if (!any(Any))
+                break;
+              for (unsigned V = 0; V < Ways; ++V) {
+                const vf T = Zx[V] * Zy[V];
+                Zy[V] = Active[V] ? (T + T) + Cy : Zy[V];
+                Zx[V] = Active[V] ? (Zx2[V] - Zy2[V]) + Cx[V] : Zx[V];
+                Count[V] -= Active[V]; // -1 where active.
+              }
+            }
+            for (unsigned V = 0; V < Live; ++V)
+              store(Out + size_t(Y) * Width + X + V * L, Count[V]);
           }
         }
       });

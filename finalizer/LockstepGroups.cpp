@@ -47,8 +47,9 @@ unsigned lockstepGroupWidth(const LoweredKernel &K, unsigned Width) {
   // access consecutive along a row is a vector access per row.
   const unsigned X = Shape.Size[0], Natural = kernelVectorWidth(*K.Body);
   const uint64_t G = uint64_t(X) * Shape.Size[1];
+  // Natural is the host's width, or half of it for a kernel of doubles.
   if (Natural < 2 || X < Natural || X % Natural != 0 ||
-      G > LockstepVectorsMax * Natural)
+      G > uint64_t(LockstepLanesMax) * Natural / hostVectorWidth())
     return 0;
   return unsigned(G);
 }

@@ -32,9 +32,14 @@
 
 namespace openhsa::finalizer {
 
-/// The most vectors of the kernel's width a lockstep group spans: 16
-/// vectors of 16 floats on AVX-512 are what the register file holds.
-inline constexpr unsigned LockstepVectorsMax = 16;
+/// The most lanes of 32 bits a lockstep group spans, at any vector width:
+/// 16 vectors of 16 floats on AVX-512, 32 of 8 with AVX2 (a kernel of
+/// doubles, whose vectors have half as many lanes, half as many). It was
+/// 16 vectors of the kernel's width, which left groups of 256 work-items
+/// with AVX2 to run region by region: the tree reduction and the scan ran
+/// 3.3x and 9.9x their AVX2 twins' times on the 2-core EPYC, and in
+/// lockstep 0.75-0.8x and 1.4-1.8x (openhsa-bench-simd-avx2).
+inline constexpr unsigned LockstepLanesMax = 256;
 /// Loops with barriers that lockstep groups unroll: at most this many
 /// iterations, and this many of the scalar body's instructions times the
 /// vectors of the group once unrolled (the tree reduction: 8 iterations of

@@ -16,6 +16,7 @@
 
 #include "finalizer/CodeObject.h"
 #include "finalizer/JitLoader.h"
+#include "finalizer/LockstepGroups.h"
 #include "finalizer/WorkItemVectorizer.h"
 
 #include <algorithm>
@@ -47,13 +48,11 @@ ControlDirectives fixedShape(uint32_t X, bool Whole, uint32_t Y = 1) {
   return D;
 }
 
-/// The widest lockstep group this host's vectors allow for 32-bit data:
-/// 16 vectors (LockstepVectorsMax), 256 work-items on AVX-512; at most
-/// 256, the test kernels' group arrays (OPENHSA_VECTOR_WIDTH=32 or 64 would
-/// allow more).
-uint32_t widestGroup() {
-  return std::min(256u, 16 * openhsa::finalizer::hostVectorWidth());
-}
+/// The widest lockstep group for 32-bit data: 256 work-items
+/// (LockstepLanesMax) at any vector width, 16 vectors with AVX-512 and 32
+/// with AVX2 (finalizer.avx2.*, where this was 128 before), also the test
+/// kernels' group arrays.
+uint32_t widestGroup() { return openhsa::finalizer::LockstepLanesMax; }
 
 /// The type of a lockstep group's vectors of Group floats as they reach
 /// code generation, and how many of them each operation on such a vector
@@ -881,7 +880,7 @@ TEST(LockstepGroupsTest, OnlyFixedWholeGroupsOfWholeVectorRowsRunInLockstep) {
   EXPECT_EQ(ReportFor(fixedShape(W / 2, true, 4)).find(Lockstep),
             std::string::npos);
   // Wider than the vector registers hold.
-  EXPECT_EQ(ReportFor(fixedShape(32 * W, true)).find(Lockstep),
+  EXPECT_EQ(ReportFor(fixedShape(2 * Group, true)).find(Lockstep),
             std::string::npos);
   // A width the caller fixes.
   EXPECT_EQ(dumpFinalization(Reduce.c_str(),
