@@ -299,6 +299,7 @@ private:
   Value *laneCondition(IRBuilder<> &B, Value *Cond);
   void buildMasks();
   void rewriteBranches();
+  bool runsWithoutBranch(BasicBlock *Then, BasicBlock *Join) const;
 
   // Widening.
   Value *vec(Value *V);

@@ -115,14 +115,52 @@ void Vectorizer::buildMasks() {
   StandInMasks.clear();
 }
 
-/// A varying if-then enters its region when any lane does; a loop whose
-/// exit varies goes round while any lane stays in it.
+/// Whether the region of a varying if-then, the blocks from Then up to
+/// Join, is short, loop-free code that may run with no lane on: every
+/// instruction could run speculatively (no memory access, no call but of
+/// speculatable intrinsics, no division that may trap), so it needs no
+/// branch around it. The widened code blends its results by the lanes'
+/// masks at Join as it does where some lanes skip the region.
+bool Vectorizer::runsWithoutBranch(BasicBlock *Then, BasicBlock *Join) const {
+  // Instructions of widened code the region may have (the scalar forms of
+  // varying values do not count: they go once widening is done).
+  constexpr unsigned MaxInstructions = 32;
+  DenseSet<const Instruction *> Scalar(Replaced.begin(), Replaced.end());
+  DenseSet<const BasicBlock *> Seen;
+  SmallVector<BasicBlock *, 8> Work{Then};
+  unsigned Count = 0;
+  while (!Work.empty()) {
+    BasicBlock *R = Work.pop_back_val();
+    if (R == Join || !Seen.insert(R).second)
+      continue;
+    if (LI.isLoopHeader(R) || isa<ReturnInst>(R->getTerminator()))
+      return false;
+    for (const Instruction &I : *R) {
+      if (I.isTerminator() || isa<PHINode>(I) || Scalar.count(&I))
+        continue;
+      if (!isSafeToSpeculativelyExecute(&I) || ++Count > MaxInstructions)
+        return false;
+    }
+    append_range(Work, successors(R));
+  }
+  return true;
+}
+
+/// A varying if-then enters its region when any lane does, or always,
+/// where the region is a few instructions with no effect (runsWithoutBranch:
+/// the test and branch would cost as much, and without a mask crossing
+/// blocks, code generation keeps the compares that make it in the
+/// registers their blends read: mandelbrot's escape tests, where a mask
+/// of 8 lanes without AVX-512 went through a 16-bit XMM form and back at
+/// each block); a loop whose exit varies goes round while any lane stays
+/// in it.
 void Vectorizer::rewriteBranches() {
   for (BasicBlock *BB : RPO) {
     if (!isDivergent(BB))
       continue;
     auto *Br = cast<BranchInst>(BB->getTerminator());
     BasicBlock *Taken, *Other;
+    bool Always = false;
     if (isLatchBranch(BB)) {
       Taken = LI.getLoopFor(BB)->getHeader();
       Other = Br->getSuccessor(0) == Taken ? Br->getSuccessor(1)
@@ -131,9 +169,15 @@ void Vectorizer::rewriteBranches() {
       Other = divergentJoin(BB);
       Taken = Br->getSuccessor(0) == Other ? Br->getSuccessor(1)
                                            : Br->getSuccessor(0);
+      Always =
+          none_of(MayDiffer,
+                  [&](const MayDifferAt &D) { return D.At == BB; }) &&
+          none_of(RowSkips, [&](const RowSkip &R) { return R.If == BB; }) &&
+          runsWithoutBranch(Taken, Other);
     }
     IRBuilder<> B(Br);
-    Value *Any = B.CreateOrReduce(edgeMask(BB, Taken));
+    Value *Any = Always ? static_cast<Value *>(B.getTrue())
+                        : B.CreateOrReduce(edgeMask(BB, Taken));
     Br->setCondition(Any);
     if (Br->getSuccessor(0) != Taken)
       Br->swapSuccessors();
