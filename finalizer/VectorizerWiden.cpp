@@ -1064,6 +1064,13 @@ Error Vectorizer::widenPhi(PHINode &P, IRBuilder<> &B) {
 Error Vectorizer::widen(Instruction &I) {
   IRBuilder<> B(&I);
   Replaced.push_back(&I);
+  // Floating-point arithmetic in a loop: a chain of it from one iteration
+  // to the next, most likely (an accumulator, an iterate). HSAIL's
+  // registers are bits, so the loop's own phis need not be floats.
+  if (LI.getLoopFor(I.getParent()) &&
+      (isa<BinaryOperator>(I) || isa<IntrinsicInst>(I)) &&
+      I.getType()->isFloatingPointTy())
+    ++Stats.LoopChains;
   if (auto *P = dyn_cast<PHINode>(&I))
     return widenPhi(*P, B);
   if (auto *CI = dyn_cast<CallInst>(&I))

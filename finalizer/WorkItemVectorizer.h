@@ -92,6 +92,10 @@ struct VectorizeStats {
   unsigned BoundedIfs = 0;
   /// Gathers in loops that lanes leave at different iterations.
   unsigned LoopGathers = 0;
+  /// Varying floating-point arithmetic in loops (an accumulator,
+  /// mandelbrot's z): chains of dependent operations from one iteration to
+  /// the next, whose latency a wave of one register waits on.
+  unsigned LoopChains = 0;
   /// Instructions copied once per lane (atomics, volatile accesses, calls
   /// without a vector form): code that grows with the width.
   unsigned LaneCopies = 0;

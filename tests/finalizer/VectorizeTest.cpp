@@ -411,6 +411,70 @@ TEST(VectorizeTest, NestedDivergence) {
   }
 }
 
+// A loop that carries a floating-point value (an accumulator) waits on its
+// arithmetic's latency a register at a time: where registers are narrower
+// than AVX-512's (finalizer.avx2.*, finalizer.sse4.*), such a kernel runs
+// two registers of work-items at once, two independent chains; a loop
+// carrying integers only keeps one register.
+const char *FloatAccumulator = R"(
+module &m:1:0:$full:$large:$default;
+kernel &acc(kernarg_u64 %out, kernarg_u32 %n)
+{
+	workitemabsid_u32	$s0, 0;
+	ld_kernarg_align(4)_width(all)_u32	$s1, [%n];
+	mov_b32	$s2, 0F00000000;
+	mov_b32	$s3, 0;
+@loop:
+	cmp_ge_b1_u32	$c0, $s3, $s1;
+	cbr_b1	$c0, @done;
+	add_u32	$s4, $s0, $s3;
+	cvt_f32_u32	$s5, $s4;
+	mad_f32	$s2, $s5, 0F3f000000, $s2;
+	add_u32	$s3, $s3, 1;
+	br	@loop;
+@done:
+	cvt_u64_u32	$d0, $s0;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%out];
+	add_u64	$d1, $d1, $d0;
+	st_global_f32	$s2, [$d1];
+	ret;
+};
+)";
+
+TEST(VectorizeTest, LoopsCarryingFloatsRunTwoRegistersWideBelowAvx512) {
+  const unsigned Host = openhsa::finalizer::hostVectorWidth();
+  if (runsOnGpu() || Host < 2 || defaultWavefrontSize() < 2 ||
+      std::getenv("OPENHSA_VECTOR_WIDTH"))
+    GTEST_SKIP() << "the CPU's work-item vectorizer at the target's width";
+  auto P = finalizeText(FloatAccumulator);
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  const auto *K = P->kernel("&acc");
+  ASSERT_NE(K, nullptr);
+  EXPECT_EQ(K->VectorWidth, Host < 16 ? 2 * Host : Host) << K->ScalarReason;
+  auto Integers = finalizeText(Collatz);
+  ASSERT_TRUE(bool(Integers)) << llvm::toString(Integers.takeError());
+  EXPECT_EQ(Integers->kernel("&collatz")->VectorWidth, Host);
+  for (uint32_t Size : {1u, 29u, 300u}) {
+    const uint32_t N = 37;
+    std::vector<float> Out(Size, -1.0f);
+    struct {
+      float *Out;
+      uint32_t N;
+    } Args{Out.data(), N};
+    Grid G;
+    G.Size[0] = Size;
+    G.WorkGroup[0] = 64;
+    runKernel(*P, "&acc", G, &Args);
+    for (uint32_t I = 0; I < Size; ++I) {
+      float Want = 0.0f;
+      for (uint32_t J = 0; J < N; ++J)
+        Want = std::fma(float(I + J), 0.5f, Want);
+      ASSERT_EQ(Out[I], Want) << "item " << I << " of " << Size;
+    }
+  }
+}
+
 // A varying if whose region is a few instructions with no effect (more than
 // LLVM speculates before the vectorizer sees it) runs with no branch around
 // it: its lanes' results are blended at the join anyway,
