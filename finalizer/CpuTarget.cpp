@@ -1386,8 +1386,9 @@ llvm::Error buildCpuWorkGroupFunctions(
       W = std::min(64u, W * 4);
       Vectorize();
     }
-    // Loops that carry floating-point values (an accumulator, an
-    // iterate) wait on their arithmetic's latency one register at a time:
+    // Floating-point arithmetic in loops (an accumulator, an iterate:
+    // VectorizeStats::LoopChains) waits on its latency one register at a
+    // time:
     // where registers are narrower than AVX-512's, a wave of two keeps two
     // independent chains going, as a hand-written loop over 16 lanes with
     // AVX2 does (x86-64-v3 on the 2-core EPYC: the naive sgemm 217 -> 164
