@@ -14,11 +14,6 @@
 #include "abi/CpuWavefront.h"
 #include "finalizer/Codegen.h"
 #include "finalizer/Finalizer.h"
-#include "tests/support/ScopedEnv.h"
-
-#include "llvm/ADT/SmallString.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 
 #include <cstdlib>
 #include <string>
@@ -164,28 +159,11 @@ kernel &lookup(kernarg_u64 %in, kernarg_u64 %table, kernarg_u64 %out,
 /// The assembly of Source finalized at the default width, as
 /// OPENHSA_DUMP_ASM writes it.
 std::string assemblyOf(const char *Source) {
-  llvm::SmallString<64> Dir;
-  if (llvm::sys::fs::createUniqueDirectory("openhsa-asm", Dir)) {
-    ADD_FAILURE() << "no directory for the assembly";
-    return "";
-  }
   std::string Asm;
-  {
-    ScopedEnv Dump("OPENHSA_DUMP_ASM", Dir.c_str());
-    auto P = finalizeText(Source);
-    if (!P)
-      ADD_FAILURE() << llvm::toString(P.takeError());
-  }
-  std::error_code EC;
-  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
-       It.increment(EC)) {
-    const std::string Path = It->path();
-    if (auto Buf = llvm::MemoryBuffer::getFile(Path);
-        Buf && llvm::StringRef(Path).ends_with(".s"))
-      Asm += (*Buf)->getBuffer().str();
-    llvm::sys::fs::remove(Path);
-  }
-  llvm::sys::fs::remove(Dir);
+  for (const auto &[Path, Text] :
+       dumpedFiles("OPENHSA_DUMP_ASM", Source, 0).Files)
+    if (llvm::StringRef(Path).ends_with(".s"))
+      Asm += Text;
   return Asm;
 }
 

@@ -41,6 +41,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace openhsa::test {
@@ -171,6 +172,41 @@ inline std::vector<FinalizedProgram> bothWays(const std::string &Source,
   return R;
 }
 
+/// Source finalized W wide with Directives, with the dump variable Var
+/// (OPENHSA_DUMP_IR, OPENHSA_DUMP_ASM) set to a fresh directory: the files
+/// written there, by path, read before the directory goes; Finalized
+/// false, and a failure, if finalizing fails.
+struct DumpedFiles {
+  bool Finalized = false;
+  std::vector<std::pair<std::string, std::string>> Files;
+};
+inline DumpedFiles
+dumpedFiles(const char *Var, const char *Source, unsigned W,
+            const finalizer::ControlDirectives &Directives = {}) {
+  DumpedFiles Result;
+  llvm::SmallString<64> Dir;
+  if (llvm::sys::fs::createUniqueDirectory("openhsa-dump", Dir)) {
+    ADD_FAILURE() << "no directory for " << Var;
+    return Result;
+  }
+  setenv(Var, Dir.c_str(), 1);
+  auto Dumped = finalizeText(Source, W, Directives);
+  unsetenv(Var);
+  Result.Finalized = bool(Dumped);
+  if (!Dumped)
+    ADD_FAILURE() << llvm::toString(Dumped.takeError());
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
+       It.increment(EC)) {
+    const std::string Path = It->path();
+    if (auto Buf = llvm::MemoryBuffer::getFile(Path))
+      Result.Files.emplace_back(Path, (*Buf)->getBuffer().str());
+    llvm::sys::fs::remove(Path);
+  }
+  llvm::sys::fs::remove(Dir);
+  return Result;
+}
+
 /// What OPENHSA_DUMP_IR writes for Source finalized W wide with
 /// Directives: the IR as the optimization pipeline left it (<module>.ll)
 /// and the finalizer's report on its kernels (<module>.vectorize.txt);
@@ -183,31 +219,17 @@ inline DumpedFinalization
 dumpFinalization(const char *Source, unsigned W,
                  const finalizer::ControlDirectives &Directives = {}) {
   DumpedFinalization Result;
-  llvm::SmallString<64> Dir;
-  if (llvm::sys::fs::createUniqueDirectory("openhsa-ir", Dir)) {
-    ADD_FAILURE() << "no directory for the IR";
-    return Result;
+  const DumpedFiles D = dumpedFiles("OPENHSA_DUMP_IR", Source, W, Directives);
+  for (const auto &[Name, Text] : D.Files) {
+    const llvm::StringRef Path = Name;
+    if (Path.ends_with(".lowered.ll"))
+      Result.Lowered += Text;
+    else if (Path.ends_with(".ll"))
+      Result.Ir += Text;
+    else if (Path.ends_with(".vectorize.txt"))
+      Result.Report += Text;
   }
-  setenv("OPENHSA_DUMP_IR", Dir.c_str(), 1);
-  auto Dumped = finalizeText(Source, W, Directives);
-  unsetenv("OPENHSA_DUMP_IR");
-  if (!Dumped)
-    ADD_FAILURE() << llvm::toString(Dumped.takeError());
-  std::error_code EC;
-  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
-       It.increment(EC)) {
-    llvm::StringRef Path = It->path();
-    auto Buf = llvm::MemoryBuffer::getFile(Path);
-    if (Buf && Path.ends_with(".ll") && !Path.ends_with(".lowered.ll"))
-      Result.Ir += (*Buf)->getBuffer().str();
-    else if (Buf && Path.ends_with(".lowered.ll"))
-      Result.Lowered += (*Buf)->getBuffer().str();
-    else if (Buf && Path.ends_with(".vectorize.txt"))
-      Result.Report += (*Buf)->getBuffer().str();
-    llvm::sys::fs::remove(Path);
-  }
-  llvm::sys::fs::remove(Dir);
-  if (Dumped && Result.Ir.empty())
+  if (D.Finalized && Result.Ir.empty())
     ADD_FAILURE() << "no optimized IR dumped";
   return Result;
 }
