@@ -1379,34 +1379,33 @@ llvm::Error buildCpuWorkGroupFunctions(
       GroupFileOffsets.push_back(0);
       continue;
     }
-    if (V && !Waves && !Lockstep && !VectorWidth && KStats.LoopGathers &&
-        W < 64) {
+    // Vectorizes again Wider wide, or, should that fail, as before.
+    auto Widen = [&](unsigned Wider) {
       V->eraseFromParent();
       V = nullptr;
-      W = std::min(64u, W * 4);
+      const unsigned Was = W;
+      W = Wider;
       Vectorize();
-    }
-    // Floating-point arithmetic in loops (an accumulator, an iterate:
-    // VectorizeStats::LoopChains) waits on its latency one register at a
-    // time:
-    // where registers are narrower than AVX-512's, a wave of two keeps two
-    // independent chains going, as a hand-written loop over 16 lanes with
-    // AVX2 does (x86-64-v3 on the 2-core EPYC: the naive sgemm 217 -> 164
-    // ms, twin 167-173; mandelbrot 11.0 -> 9.9, twin 7.8). Not for loops
-    // with gathers (four registers above), barriers or code run lane by
-    // lane; only where the width is the finalizer's choice.
-    if (V && !Waves && !Lockstep && !VectorWidth && !K.UsesBarrier &&
-        KStats.LoopChains && !KStats.LoopGathers && !KStats.LaneCopies &&
-        hostVectorWidth() < 16 && W == kernelVectorWidth(*K.Body)) {
-      V->eraseFromParent();
-      V = nullptr;
-      W *= 2;
-      Vectorize();
-      if (!V) { // As wide as before, then.
-        W /= 2;
+      if (!V) {
+        W = Was;
         Vectorize();
       }
-    }
+    };
+    if (V && !Waves && !Lockstep && !VectorWidth && KStats.LoopGathers &&
+        W < 64)
+      Widen(std::min(64u, W * 4));
+    // Floating-point arithmetic in loops (an accumulator, an iterate:
+    // VectorizeStats::LoopChains) waits on its latency one register at a
+    // time: where registers are narrower than AVX-512's, a wave of two
+    // keeps two independent chains going, as a hand-written loop over 16
+    // lanes with AVX2 does (x86-64-v3 on the 2-core EPYC: the naive sgemm
+    // 217 -> 111-164 ms, twin 111-173; mandelbrot 11.0 -> 9.9, twin 7.8).
+    // Not for loops with gathers (four registers above), barriers or code
+    // run lane by lane; only where the width is the finalizer's choice.
+    if (V && !Waves && !Lockstep && !VectorWidth && !K.UsesBarrier &&
+        KStats.LoopChains && !KStats.LoopGathers && !KStats.LaneCopies &&
+        hostVectorWidth() < 16 && W == kernelVectorWidth(*K.Body))
+      Widen(W * 2);
     if (V && Waves) {
       if (auto RF = vectorizeWorkItemBody(*K.Body, W, State, nullptr,
                                           WaveLayout::Flat))
