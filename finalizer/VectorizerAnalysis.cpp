@@ -98,9 +98,15 @@ bool branchesOn(const BasicBlock *BB, function_ref<bool(const Value *)> IsVar) {
 
 bool Vectorizer::mergesLanes(const PHINode &P,
                              function_ref<bool(const Value *)> IsVar) const {
-  // A join of a varying branch merges different lanes' values.
+  // A join of a varying branch merges different lanes' values, unless the
+  // lanes that went round the region have none (a structurized branch's
+  // flow: undefined there), and take the region's (VectorizerWiden.cpp,
+  // widenPhi). So a loop's counter that every lane still in it steps alike
+  // stays one scalar, though lanes leave at different iterations (the
+  // mandelbrot's: its exit test was a vector compare a register).
   for (const BasicBlock *Pred : predecessors(P.getParent()))
-    if (branchesOn(Pred, IsVar) && !isLatchBranch(Pred))
+    if (branchesOn(Pred, IsVar) && !isLatchBranch(Pred) &&
+        !isa<UndefValue>(P.getIncomingValueForBlock(Pred)))
       if (auto *N = PDT.getNode(Pred);
           N && N->getIDom() && N->getIDom()->getBlock() == P.getParent())
         return true;

@@ -545,6 +545,76 @@ TEST(VectorizeTest, IfsWithoutEffectsRunWithoutABranch) {
   }
 }
 
+// A loop whose lanes leave at different iterations (a divergent exit) but
+// whose counter every lane still in it steps alike: the counter, and its
+// test against the bound, stay scalar; each lane stores the count it left
+// with. The only integer compare of the kernel's own is the counter's
+// (no bounds check).
+const char *CountedEscape = R"(
+module &m:1:0:$full:$large:$default;
+kernel &counted(kernarg_u64 %out, kernarg_u32 %max)
+{
+	workitemabsid_u32	$s0, 0;
+	ld_kernarg_align(4)_width(all)_u32	$s1, [%max];
+	mov_b32	$s2, 0;				// i
+	mov_b32	$s3, 1;				// v
+@loop:
+	cmp_ge_b1_u32	$c0, $s2, $s1;
+	cbr_b1	$c0, @store;
+	mad_u32	$s3, $s3, 5, $s0;
+	and_b32	$s4, $s3, 63;
+	cmp_eq_b1_u32	$c0, $s4, 7;		// lane-dependent exit
+	cbr_b1	$c0, @store;
+	add_u32	$s2, $s2, 1;
+	br	@loop;
+@store:
+	cvt_u64_u32	$d0, $s0;
+	shl_u64	$d0, $d0, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%out];
+	add_u64	$d1, $d1, $d0;
+	st_global_u32	$s2, [$d1];
+	ret;
+};
+)";
+
+TEST(VectorizeTest, ACounterLanesStepAlikeStaysScalarInADivergentLoop) {
+  auto Ps = bothWays(CountedEscape, "&counted");
+  ASSERT_EQ(Ps.size(), 2u);
+  for (uint32_t Size : {1u, 13u, 100u, 1000u}) {
+    for (const auto &P : Ps) {
+      std::vector<uint32_t> Out(Size, 0xdeadbeef);
+      struct {
+        uint32_t *Out;
+        uint32_t Max;
+      } Args{Out.data(), 100};
+      Grid G;
+      G.Size[0] = Size;
+      G.WorkGroup[0] = 64;
+      runKernel(P, "&counted", G, &Args);
+      for (uint32_t X = 0; X < Size; ++X) {
+        uint32_t I = 0;
+        for (uint32_t V = 1; I < 100; ++I) {
+          V = V * 5 + X;
+          if ((V & 63) == 7)
+            break;
+        }
+        ASSERT_EQ(Out[X], I) << "item " << X << " of " << Size;
+      }
+    }
+  }
+  if (runsOnGpu() || openhsa::finalizer::hostVectorWidth() < 2)
+    GTEST_SKIP() << "the CPU's work-item vectorizer";
+  const DumpedFinalization D =
+      dumpFinalization(CountedEscape, openhsa::finalizer::hostVectorWidth());
+  const size_t Body = D.Lowered.find("@hsail.kernel.counted.simd");
+  ASSERT_NE(Body, std::string::npos) << D.Lowered;
+  const std::string Simd =
+      D.Lowered.substr(Body, D.Lowered.find("\n}\n", Body) - Body);
+  EXPECT_EQ(
+      occurrences(Simd, "icmp uge i32") + occurrences(Simd, "icmp ult i32"), 1u)
+      << Simd;
+}
+
 // Gathers (stride 3), scatters (a permutation), a uniform load, and
 // consecutive accesses at an index that wraps in 32 bits for the lanes
 // the branch turns off (x - 1 at x = 0).
