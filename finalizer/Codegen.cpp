@@ -5,6 +5,7 @@
 #include "finalizer/ForwardVectorStores.h"
 #include "finalizer/GroupBoundsChecks.h"
 #include "finalizer/IntegerAddresses.h"
+#include "finalizer/LaneWideMasks.h"
 #include "finalizer/SplitWideShuffles.h"
 #include "finalizer/SplitWideVectors.h"
 #include "finalizer/UniformConditions.h"
@@ -363,12 +364,15 @@ llvm::Expected<std::vector<uint8_t>> compileToObject(llvm::Module &M) {
     // combine lane by lane before it cut them (the scan's finalization
     // 19.6 -> 14.5 ms on the 2-core EPYC); then other shuffles wider than
     // two registers, a register at a time, which code generation combines
-    // in time linear in their lanes (finalizer/SplitWideShuffles.h).
+    // in time linear in their lanes (finalizer/SplitWideShuffles.h). Without
+    // mask registers, masks go from block to block in lanes of 32 bits
+    // (finalizer/LaneWideMasks.h).
     PB.registerOptimizerLastEPCallback(
         [](llvm::ModulePassManager &MPM, llvm::OptimizationLevel) {
           llvm::FunctionPassManager FPM;
           FPM.addPass(SplitWideVectorsPass());
           FPM.addPass(SplitWideShufflesPass());
+          FPM.addPass(LaneWideMasksPass());
           MPM.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(FPM)));
         });
     llvm::ModulePassManager MPM =
