@@ -3,6 +3,7 @@
 #include "finalizer/LaneWideMasks.h"
 
 #include "finalizer/Codegen.h"
+#include "finalizer/SplitWideShuffles.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/PostOrderIterator.h"
@@ -26,26 +27,32 @@ namespace {
 /// 64-bit lanes, which code generation keeps in their width.
 constexpr unsigned MinLanes = 4;
 
-FixedVectorType *maskType(Type *T) {
+/// A mask the pass takes, of at most MaxLanes lanes (those of two vector
+/// registers of i32: a wave of four, WorkItemVectorizer's for gathers in
+/// divergent loops, would keep each mask in four registers where code
+/// generation's bytes take one, and the binary search's loop with AVX2
+/// spilled twice as much: 64 -> 74-76 ms on the 2-core EPYC).
+FixedVectorType *maskType(Type *T, unsigned MaxLanes) {
   auto *VT = dyn_cast<FixedVectorType>(T);
   return VT && VT->getElementType()->isIntegerTy(1) &&
-                 VT->getNumElements() >= MinLanes
+                 VT->getNumElements() >= MinLanes &&
+                 VT->getNumElements() <= MaxLanes
              ? VT
              : nullptr;
 }
 
 /// Whether I combines masks into a mask, which the pass redoes on the
 /// masks' lanes: logic, phis, selects, shuffles, lane inserts, freezes.
-bool combinesMasks(const Instruction &I) {
-  if (!maskType(I.getType()))
+bool combinesMasks(const Instruction &I, unsigned MaxLanes) {
+  if (!maskType(I.getType(), MaxLanes))
     return false;
   if (isa<PHINode>(I) || isa<FreezeInst>(I) || isa<InsertElementInst>(I))
     return true;
   if (const auto *S = dyn_cast<SelectInst>(&I))
     return S->getCondition()->getType()->isIntegerTy(1) ||
-           maskType(S->getCondition()->getType());
+           maskType(S->getCondition()->getType(), MaxLanes);
   if (const auto *S = dyn_cast<ShuffleVectorInst>(&I))
-    return maskType(S->getOperand(0)->getType()) != nullptr;
+    return maskType(S->getOperand(0)->getType(), MaxLanes) != nullptr;
   switch (I.getOpcode()) {
   case Instruction::And:
   case Instruction::Or:
@@ -58,7 +65,7 @@ bool combinesMasks(const Instruction &I) {
 
 class MaskWidener {
 public:
-  explicit MaskWidener(Function &F) : F(F) {}
+  MaskWidener(Function &F, unsigned MaxLanes) : F(F), MaxLanes(MaxLanes) {}
   unsigned run();
 
 private:
@@ -73,7 +80,12 @@ private:
   /// the reduction of its wide lanes; whether it did.
   bool rewriteLaneTest(BitCastInst &Bits, Value *Wide);
 
+  bool combines(const Instruction &I) const {
+    return combinesMasks(I, MaxLanes);
+  }
+
   Function &F;
+  const unsigned MaxLanes;
   DenseMap<Value *, Value *> Wide;
 };
 
@@ -132,7 +144,7 @@ unsigned MaskWidener::run() {
   ReversePostOrderTraversal<Function *> RPO(&F);
   for (BasicBlock *BB : RPO)
     for (Instruction &I : *BB)
-      if (combinesMasks(I))
+      if (combines(I))
         Combined.push_back(&I);
   if (Combined.empty())
     return 0;
@@ -149,7 +161,7 @@ unsigned MaskWidener::run() {
     Value *W;
     if (auto *S = dyn_cast<SelectInst>(I)) {
       Value *Cond = S->getCondition();
-      if (maskType(Cond->getType()))
+      if (maskType(Cond->getType(), MaxLanes))
         Cond = B.CreateICmpSLT(wide(Cond),
                                Constant::getNullValue(wide(Cond)->getType()));
       W = B.CreateSelect(Cond, wide(S->getTrueValue()),
@@ -186,7 +198,7 @@ unsigned MaskWidener::run() {
       continue;
     for (Use &U : make_early_inc_range(V->uses())) {
       auto *User = cast<Instruction>(U.getUser());
-      if (User == W || combinesMasks(*User))
+      if (User == W || combines(*User))
         continue;
       if (auto *Bits = dyn_cast<BitCastInst>(User);
           Bits && Bits->getType()->isIntegerTy() && rewriteLaneTest(*Bits, W)) {
@@ -207,12 +219,14 @@ unsigned MaskWidener::run() {
 
 } // namespace
 
-unsigned widenMasks(Function &F) { return MaskWidener(F).run(); }
+unsigned widenMasks(Function &F, unsigned RegisterBits) {
+  return MaskWidener(F, 2 * RegisterBits / 32).run();
+}
 
 PreservedAnalyses LaneWideMasksPass::run(Function &F,
-                                         FunctionAnalysisManager &) {
+                                         FunctionAnalysisManager &FAM) {
   if (Triple(F.getParent()->getTargetTriple()).getArch() != Triple::x86_64 ||
-      hostHasFeature("avx512f") || !widenMasks(F))
+      hostHasFeature("avx512f") || !widenMasks(F, vectorRegisterBits(F, FAM)))
     return PreservedAnalyses::all();
   PreservedAnalyses PA;
   PA.preserveSet<CFGAnalyses>();

@@ -30,9 +30,10 @@
 
 namespace openhsa::finalizer {
 
-/// Redoes F's logic on masks (vectors of i1, four lanes or more) on
-/// vectors of i32 (see above); returns how many instructions it redid.
-unsigned widenMasks(llvm::Function &F);
+/// Redoes F's logic on masks (vectors of i1, from four lanes to as many as
+/// two vector registers of RegisterBits bits hold in i32 lanes) on vectors
+/// of i32 (see above); returns how many instructions it redid.
+unsigned widenMasks(llvm::Function &F, unsigned RegisterBits);
 
 /// The pass, where the CPU target has no mask registers (no AVX-512).
 struct LaneWideMasksPass : llvm::PassInfoMixin<LaneWideMasksPass> {

@@ -55,7 +55,7 @@ TEST(LaneWideMasksTest, MasksAreCombinedAndTestedInLanesOf32Bits) {
   const std::string Text = afterRunOnF(
       EscapeLoop,
       [](llvm::Function &F, llvm::AAResults &) {
-        return openhsa::finalizer::widenMasks(F);
+        return openhsa::finalizer::widenMasks(F, 256); // AVX2
       },
       &Redone);
   ASSERT_FALSE(Text.empty());
@@ -75,6 +75,21 @@ TEST(LaneWideMasksTest, MasksAreCombinedAndTestedInLanesOf32Bits) {
   EXPECT_EQ(occurrences(Text, "bitcast <16 x i1>"), 0u) << Text;
 }
 
+// Masks wider than two registers of i32 lanes stay: with SSE's 128-bit
+// registers the loop's 16 lanes would take four registers a mask.
+TEST(LaneWideMasksTest, MasksOfMoreThanTwoRegistersStay) {
+  unsigned Redone = 1;
+  const std::string Text = afterRunOnF(
+      EscapeLoop,
+      [](llvm::Function &F, llvm::AAResults &) {
+        return openhsa::finalizer::widenMasks(F, 128); // SSE
+      },
+      &Redone);
+  ASSERT_FALSE(Text.empty());
+  EXPECT_EQ(Redone, 0u) << Text;
+  EXPECT_EQ(occurrences(Text, "phi <16 x i1>"), 1u) << Text;
+}
+
 // A mask a call makes, and one read other than by a blend, stay masks
 // where they are made and read.
 TEST(LaneWideMasksTest, OtherMasksAreExtendedWhereMadeAndComparedWhereRead) {
@@ -92,7 +107,7 @@ next:
 }
 )",
       [](llvm::Function &F, llvm::AAResults &) {
-        return openhsa::finalizer::widenMasks(F);
+        return openhsa::finalizer::widenMasks(F, 256); // AVX2
       });
   ASSERT_FALSE(Text.empty());
   EXPECT_EQ(occurrences(Text, "sext <8 x i1> %made to <8 x i32>"), 1u) << Text;
