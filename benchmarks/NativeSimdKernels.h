@@ -54,8 +54,15 @@ void reduceTree(const float *In, uint32_t N, float *Partial);
 /// Best known algorithm (reference): the sum of In[0..N) by
 /// parallel_reduce, in float per lane and double across lanes and threads.
 double reduceFlat(const float *In, uint32_t N);
-/// Each group of 256's inclusive prefix sums (N a multiple of 256).
-void scanGroups(const uint32_t *In, uint32_t *Out, uint32_t N);
+/// The scan kernel's algorithm (Hillis and Steele): each group of 256's
+/// inclusive prefix sums (N a multiple of 256) in steps of offsets 1, 2,
+/// 4, ..., 128, each element adding the one offset below it: 8 adds an
+/// element.
+void scanSteps(const uint32_t *In, uint32_t *Out, uint32_t N);
+/// Best known algorithm (reference): the same sums, each vector's prefix
+/// sums in registers (offsets 1 to 8 within it) plus a running sum of the
+/// vectors before it: 5 adds an element.
+void scanCarry(const uint32_t *In, uint32_t *Out, uint32_t N);
 /// Iteration counts of the Mandelbrot set (examples/mandelbrot's kernel),
 /// Width a multiple of 16.
 void mandelbrot(uint32_t *Out, uint32_t Width, uint32_t Height,

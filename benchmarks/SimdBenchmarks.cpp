@@ -223,7 +223,8 @@ struct ScanCase {
     return V;
   }();
   std::vector<uint32_t> OH = std::vector<uint32_t>(N),
-                        ON = std::vector<uint32_t>(N);
+                        ON = std::vector<uint32_t>(N),
+                        OR = std::vector<uint32_t>(N);
   void hsail(DispatchFixture &F, uint64_t K) {
     struct {
       const uint32_t *In;
@@ -232,8 +233,14 @@ struct ScanCase {
     const uint32_t Grid[3] = {N, 1, 1};
     dispatchAndWait(F, K, &Args, 1, Grid, Shape);
   }
-  void native() { simd::scanGroups(In.data(), ON.data(), N); }
+  void native() { simd::scanSteps(In.data(), ON.data(), N); }
+  // The running carry's reference (BM_ScanNativeCarry).
+  void reference() { simd::scanCarry(In.data(), OR.data(), N); }
   void check(const char *How) { compare("scan", How, OH.data(), ON.data(), N); }
+  void checkReference() {
+    compare("scan", "carry reference against the twin", OR.data(), ON.data(),
+            N);
+  }
 };
 
 struct ReductionCase {
@@ -657,6 +664,7 @@ SIMD_REFERENCE(SgemmTiled, Blocked);
 SIMD_BENCHMARKS(Reduction);
 SIMD_REFERENCE(Reduction, Flat);
 SIMD_BENCHMARKS(Scan);
+SIMD_REFERENCE(Scan, Carry);
 SIMD_BENCHMARKS(Mandelbrot);
 SIMD_BENCHMARKS(Nbody);
 SIMD_BENCHMARKS(Stencil);
