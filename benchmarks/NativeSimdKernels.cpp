@@ -307,8 +307,6 @@ void reduceTree(const float *In, uint32_t N, float *Partial) {
         for (uint32_t G = R.begin(); G < R.end(); ++G) {
           const size_t I0 = size_t(G) * Group;
           vf S[Vecs]; // The group's scratch: element i is S[i / 16][i % 16].
-          for (uint32_t V = 0; V < Vecs; ++V) // As scanSteps does.
-            __builtin_prefetch(In + I0 + 4 * Group + V * L);
           if (I0 + Group <= N) {
             for (uint32_t V = 0; V < Vecs; ++V)
               S[V] = load<vf>(In + I0 + V * L);
