@@ -42,15 +42,6 @@ const HostTarget &hostTarget() {
     H.Triple = llvm::sys::getProcessTriple();
     H.Cpu = T.Cpu;
     H.Features = T.featureString();
-    // AVX2's gathers as instructions, whatever the CPU's tuning says:
-    // LLVM otherwise splits a masked gather into a load and a branch a lane
-    // on CPUs it tunes as having slow gathers (x86-64-v3, haswell, znver2,
-    // znver3), eight times the code (the nbody's per-lane float4 loads:
-    // 3649 lines of assembly against 456 with AVX-512, a finalization of
-    // 79 ms of CPU time against 15). The binary search, whose loop gathers,
-    // ran as fast either way on the EPYC and the Xeon.
-    if (T.has("avx2") && !T.has("avx512f"))
-      H.Features += ",+fast-gather";
     H.Problem = T.Problem;
     return H;
   }();
