@@ -50,14 +50,21 @@ exit:
 }
 )";
 
+/// @f of Text after widenMasks with registers of RegisterBits bits
+/// (*Redone: what it returned).
+std::string widened(const std::string &Text, unsigned RegisterBits,
+                    unsigned *Redone = nullptr) {
+  return afterRunOnF(
+      Text,
+      [RegisterBits](llvm::Function &F, llvm::AAResults &) {
+        return openhsa::finalizer::widenMasks(F, RegisterBits);
+      },
+      Redone);
+}
+
 TEST(LaneWideMasksTest, MasksAreCombinedAndTestedInLanesOf32Bits) {
   unsigned Redone = 0;
-  const std::string Text = afterRunOnF(
-      EscapeLoop,
-      [](llvm::Function &F, llvm::AAResults &) {
-        return openhsa::finalizer::widenMasks(F, 256); // AVX2
-      },
-      &Redone);
+  const std::string Text = widened(EscapeLoop, 256, &Redone); // AVX2
   ASSERT_FALSE(Text.empty());
   EXPECT_EQ(Redone, 3u) << Text; // The phi, the xor and the and.
   EXPECT_EQ(occurrences(Text, "phi <16 x i1>"), 0u) << Text;
@@ -79,12 +86,7 @@ TEST(LaneWideMasksTest, MasksAreCombinedAndTestedInLanesOf32Bits) {
 // registers the loop's 16 lanes would take four registers a mask.
 TEST(LaneWideMasksTest, MasksOfMoreThanTwoRegistersStay) {
   unsigned Redone = 1;
-  const std::string Text = afterRunOnF(
-      EscapeLoop,
-      [](llvm::Function &F, llvm::AAResults &) {
-        return openhsa::finalizer::widenMasks(F, 128); // SSE
-      },
-      &Redone);
+  const std::string Text = widened(EscapeLoop, 128, &Redone); // SSE
   ASSERT_FALSE(Text.empty());
   EXPECT_EQ(Redone, 0u) << Text;
   EXPECT_EQ(occurrences(Text, "phi <16 x i1>"), 1u) << Text;
@@ -93,7 +95,7 @@ TEST(LaneWideMasksTest, MasksOfMoreThanTwoRegistersStay) {
 // A mask a call makes, and one read other than by a blend, stay masks
 // where they are made and read.
 TEST(LaneWideMasksTest, OtherMasksAreExtendedWhereMadeAndComparedWhereRead) {
-  const std::string Text = afterRunOnF(
+  const std::string Text = widened(
       R"(
 declare <8 x i1> @lanes()
 define i8 @f(<8 x i1> %given) {
@@ -106,9 +108,7 @@ next:
   ret i8 %bits
 }
 )",
-      [](llvm::Function &F, llvm::AAResults &) {
-        return openhsa::finalizer::widenMasks(F, 256); // AVX2
-      });
+      256);
   ASSERT_FALSE(Text.empty());
   EXPECT_EQ(occurrences(Text, "sext <8 x i1> %made to <8 x i32>"), 1u) << Text;
   EXPECT_EQ(occurrences(Text, "sext <8 x i1> %given to <8 x i32>"), 1u) << Text;
