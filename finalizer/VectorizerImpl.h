@@ -310,6 +310,10 @@ private:
   /// a resumable body and may read memory other than the group's, the
   /// work-item's or the register file.
   void prefetchForLaterGroups(LoadInst &L, Value *First, IRBuilder<> &B);
+  /// A masked gather of VT at Ptrs (VectorizerWiden.cpp): AVX2's gather
+  /// instructions where Cold on targets without AVX-512, else LLVM's.
+  Value *maskedGather(Type *VT, Value *Ptrs, Align Alignment, Value *Mask,
+                      IRBuilder<> &B, bool Cold);
   /// Ptr as Base + zext(X) << Shift (VectorizerWiden.cpp), for AVX-512's
   /// accesses by 32-bit indices.
   std::optional<struct Index32Address> index32Address(Value *Ptr, Type *ElemTy,
