@@ -680,7 +680,7 @@ Value *Vectorizer::maskedGather(Type *VT, Value *Ptrs, Align Alignment,
   auto *MaskIntTy = FixedVectorType::get(B.getIntNTy(Bits), 4);
   Value *Addresses =
       B.CreatePtrToInt(Ptrs, FixedVectorType::get(B.getInt64Ty(), Lanes));
-  std::vector<Value *> Parts;
+  SmallVector<Value *, 16> Parts;
   for (unsigned First = 0; First < Lanes; First += 4) {
     const int Pick[4] = {int(First), int(First + 1), int(First + 2),
                          int(First + 3)};
@@ -691,20 +691,7 @@ Value *Vectorizer::maskedGather(Type *VT, Value *Ptrs, Align Alignment,
         {Constant::getNullValue(PartTy), ConstantPointerNull::get(B.getPtrTy()),
          B.CreateShuffleVector(Addresses, Pick), On, B.getInt8(1)}));
   }
-  // Joined in halves, as concatenations.
-  while (Parts.size() > 1) {
-    std::vector<Value *> Joined;
-    for (unsigned I = 0; I < Parts.size(); I += 2) {
-      const unsigned N =
-          cast<FixedVectorType>(Parts[I]->getType())->getNumElements();
-      SmallVector<int, 64> Both;
-      for (unsigned K = 0; K < 2 * N; ++K)
-        Both.push_back(int(K));
-      Joined.push_back(B.CreateShuffleVector(Parts[I], Parts[I + 1], Both));
-    }
-    Parts = std::move(Joined);
-  }
-  return Parts.front();
+  return Parts.size() == 1 ? Parts[0] : concatenateVectors(B, Parts);
 }
 
 std::function<Value *(IRBuilder<> &)>
