@@ -84,9 +84,20 @@ private:
     return combinesMasks(I, MaxLanes);
   }
 
+  /// Records V's wide form W.
+  void setWide(Value *V, Value *W) {
+    Wide[V] = W;
+    Order.push_back(V);
+  }
+
   Function &F;
   const unsigned MaxLanes;
   DenseMap<Value *, Value *> Wide;
+  /// Wide's keys in the order they came, for a deterministic order of the
+  /// instructions made for their readers (the map's order is the
+  /// pointers': the code, and so register allocation, varied from run to
+  /// run).
+  SmallVector<Value *, 32> Order;
 };
 
 Value *MaskWidener::wide(Value *V) {
@@ -108,7 +119,7 @@ Value *MaskWidener::wide(Value *V) {
     IRBuilder<> B(&*F.getEntryBlock().getFirstInsertionPt());
     W = B.CreateSExt(V, wideType(V->getType()), V->getName() + ".lanes");
   }
-  Wide[V] = W;
+  setWide(V, W);
   return W;
 }
 
@@ -151,8 +162,8 @@ unsigned MaskWidener::run() {
   for (Instruction *I : Combined)
     if (auto *P = dyn_cast<PHINode>(I)) {
       IRBuilder<> B(P);
-      Wide[P] = B.CreatePHI(wideType(P->getType()), P->getNumIncomingValues(),
-                            P->getName() + ".lanes");
+      setWide(P, B.CreatePHI(wideType(P->getType()), P->getNumIncomingValues(),
+                             P->getName() + ".lanes"));
     }
   for (Instruction *I : Combined) {
     if (isa<PHINode>(I))
@@ -181,7 +192,7 @@ unsigned MaskWidener::run() {
                         wide(I->getOperand(0)), wide(I->getOperand(1)));
     }
     W->takeName(I);
-    Wide[I] = W;
+    setWide(I, W);
   }
   for (Instruction *I : Combined)
     if (auto *P = dyn_cast<PHINode>(I)) {
@@ -192,8 +203,8 @@ unsigned MaskWidener::run() {
     }
   // What else reads a mask takes its wide lanes' sign bits, or, an any- or
   // all-lanes test, their reduction.
-  SmallVector<std::pair<Value *, Value *>, 32> Pairs(Wide.begin(), Wide.end());
-  for (auto [V, W] : Pairs) {
+  for (Value *V : SmallVector<Value *, 32>(Order)) {
+    Value *W = Wide[V];
     if (isa<Constant>(V))
       continue;
     for (Use &U : make_early_inc_range(V->uses())) {

@@ -18,6 +18,8 @@
 #include "llvm/IR/Function.h"
 
 #include <cstdint>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -209,6 +211,38 @@ TEST(LaneWideMasksTest, DivergentLoopsPackNoMasksIntoBytes) {
   EXPECT_EQ(occurrences(Asm, "vpacksswb"), 0u);
   EXPECT_EQ(occurrences(Asm, "vpmovmskb"), 0u);
   EXPECT_NE(occurrences(Asm, "vptest"), 0u);
+}
+
+// The code is the same from one finalization to the next: the pass makes
+// its instructions in the order of the masks, not of their addresses
+// (register allocation followed that order, and the tree reduction's AVX2
+// code as a lockstep group of 256 differed from run to run).
+TEST(LaneWideMasksTest, TheCodeIsTheSameEachTime) {
+  const openhsa::abi::CpuTarget &T = openhsa::abi::cpuTarget();
+  if (runsOnGpu() || !T.Problem.empty() || !T.has("avx2") || T.has("avx512f"))
+    GTEST_SKIP() << "masks in 32-bit lanes: a target with AVX2 and without "
+                    "AVX-512 (finalizer.avx2.*)";
+  std::ifstream In(std::string(OPENHSA_BENCH_KERNELS_DIR) + "/reduction.hsail");
+  ASSERT_TRUE(In.good());
+  const std::string Source((std::istreambuf_iterator<char>(In)),
+                           std::istreambuf_iterator<char>());
+  openhsa::finalizer::ControlDirectives Fixed;
+  // requiredworkgroupsize 256 and requirenopartialworkgroups.
+  Fixed.ControlDirectivesMask = (uint64_t(1) << 8) | (uint64_t(1) << 9);
+  Fixed.RequiredWorkgroupSize[0] = 256;
+  Fixed.RequiredWorkgroupSize[1] = Fixed.RequiredWorkgroupSize[2] = 1;
+  auto Assembly = [&] {
+    std::string Asm;
+    for (const auto &[Path, Text] :
+         dumpedFiles("OPENHSA_DUMP_ASM", Source.c_str(), 0, Fixed).Files)
+      if (llvm::StringRef(Path).ends_with(".s"))
+        Asm += Text;
+    return Asm;
+  };
+  const std::string First = Assembly();
+  ASSERT_FALSE(First.empty());
+  for (int Again = 0; Again < 4; ++Again)
+    ASSERT_EQ(Assembly(), First) << "finalization " << Again + 2;
 }
 
 } // namespace
