@@ -156,17 +156,6 @@ kernel &lookup(kernarg_u64 %in, kernarg_u64 %table, kernarg_u64 %out,
 };
 )";
 
-/// The assembly of Source finalized at the default width, as
-/// OPENHSA_DUMP_ASM writes it.
-std::string assemblyOf(const char *Source) {
-  std::string Asm;
-  for (const auto &[Path, Text] :
-       dumpedFiles("OPENHSA_DUMP_ASM", Source, 0).Files)
-    if (llvm::StringRef(Path).ends_with(".s"))
-      Asm += Text;
-  return Asm;
-}
-
 // Kernels follow this process's target: its lanes are the wavefront, the
 // ISA is named after it, the code uses no register the target lacks, and
 // the results are right.
@@ -189,7 +178,7 @@ TEST(CpuTargetTest, KernelsFollowTheTarget) {
     EXPECT_EQ(openhsa::abi::cpuVectorWidth(), Lanes);
   }
 
-  const std::string Asm = assemblyOf(Lookup);
+  const std::string Asm = dumpedAssembly(Lookup);
   ASSERT_FALSE(Asm.empty());
   if (!T.has("avx512f")) {
     EXPECT_EQ(Asm.find("zmm"), std::string::npos) << "AVX-512 registers";

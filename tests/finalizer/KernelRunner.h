@@ -207,6 +207,20 @@ dumpedFiles(const char *Var, const char *Source, unsigned W,
   return Result;
 }
 
+/// The assembly of Source finalized W wide (0: the default) with
+/// Directives, as OPENHSA_DUMP_ASM writes it; empty, and a failure, if
+/// finalizing fails.
+inline std::string
+dumpedAssembly(const char *Source, unsigned W = 0,
+               const finalizer::ControlDirectives &Directives = {}) {
+  std::string Asm;
+  for (const auto &[Path, Text] :
+       dumpedFiles("OPENHSA_DUMP_ASM", Source, W, Directives).Files)
+    if (llvm::StringRef(Path).ends_with(".s"))
+      Asm += Text;
+  return Asm;
+}
+
 /// What OPENHSA_DUMP_IR writes for Source finalized W wide with
 /// Directives: the IR as the optimization pipeline left it (<module>.ll)
 /// and the finalizer's report on its kernels (<module>.vectorize.txt);

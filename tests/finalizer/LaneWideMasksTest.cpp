@@ -202,11 +202,7 @@ TEST(LaneWideMasksTest, DivergentLoopsPackNoMasksIntoBytes) {
   if (runsOnGpu() || !T.Problem.empty() || !T.has("avx2") || T.has("avx512f"))
     GTEST_SKIP() << "masks in bytes: a target with AVX2 and without AVX-512 "
                     "(finalizer.avx2.*)";
-  std::string Asm;
-  for (const auto &[Path, Text] :
-       dumpedFiles("OPENHSA_DUMP_ASM", Escape, 0).Files)
-    if (llvm::StringRef(Path).ends_with(".s"))
-      Asm += Text;
+  const std::string Asm = dumpedAssembly(Escape);
   ASSERT_FALSE(Asm.empty());
   EXPECT_EQ(occurrences(Asm, "vpacksswb"), 0u);
   EXPECT_EQ(occurrences(Asm, "vpmovmskb"), 0u);
@@ -231,14 +227,7 @@ TEST(LaneWideMasksTest, TheCodeIsTheSameEachTime) {
   Fixed.ControlDirectivesMask = (uint64_t(1) << 8) | (uint64_t(1) << 9);
   Fixed.RequiredWorkgroupSize[0] = 256;
   Fixed.RequiredWorkgroupSize[1] = Fixed.RequiredWorkgroupSize[2] = 1;
-  auto Assembly = [&] {
-    std::string Asm;
-    for (const auto &[Path, Text] :
-         dumpedFiles("OPENHSA_DUMP_ASM", Source.c_str(), 0, Fixed).Files)
-      if (llvm::StringRef(Path).ends_with(".s"))
-        Asm += Text;
-    return Asm;
-  };
+  auto Assembly = [&] { return dumpedAssembly(Source.c_str(), 0, Fixed); };
   const std::string First = Assembly();
   ASSERT_FALSE(First.empty());
   for (int Again = 0; Again < 4; ++Again)
