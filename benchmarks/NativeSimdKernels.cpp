@@ -706,4 +706,53 @@ void binarySearch(const uint32_t *Table, uint32_t TableN, const uint32_t *Keys,
   }
 }
 
+namespace {
+
+constexpr unsigned CeilingChains = 8;
+
+/// Steps fused multiply-adds on each of 8 vectors; their sum.
+float vectorChains(uint32_t Seed, uint32_t Steps) {
+  const vf M = splat(0.9999f), B = splat(1e-4f);
+  vf Acc[CeilingChains];
+  for (unsigned K = 0; K < CeilingChains; ++K)
+    Acc[K] = splat(float(Seed % 64 + K) * 1e-3f);
+  for (uint32_t S = 0; S < Steps; ++S)
+    for (unsigned K = 0; K < CeilingChains; ++K)
+      Acc[K] = fma(Acc[K], M, B);
+  float Sum = 0;
+  for (unsigned K = 0; K < CeilingChains; ++K)
+    for (unsigned I = 0; I < L; ++I)
+      Sum += Acc[K][I];
+  return Sum;
+}
+
+/// Steps multiply-adds (a linear congruential step) on each of 8 scalars.
+float scalarChains(uint32_t Seed, uint32_t Steps) {
+  uint64_t Acc[CeilingChains];
+  for (unsigned K = 0; K < CeilingChains; ++K)
+    Acc[K] = Seed + K;
+  for (uint32_t S = 0; S < Steps; ++S)
+    for (unsigned K = 0; K < CeilingChains; ++K) {
+      Acc[K] = Acc[K] * 6364136223846793005ull + 1442695040888963407ull;
+      // An empty asm that claims to change the value: otherwise the
+      // compiler runs the 8 chains as one vector (vpmullq).
+      asm("" : "+r"(Acc[K]));
+    }
+  uint64_t X = 0;
+  for (unsigned K = 0; K < CeilingChains; ++K)
+    X ^= Acc[K];
+  return float(X >> 40);
+}
+
+} // namespace
+
+void computeCeiling(float *Out, uint32_t Chunks, uint32_t Steps, bool Vector) {
+  tbb::parallel_for(tbb::blocked_range<uint32_t>(0, Chunks, 1),
+                    [=](const tbb::blocked_range<uint32_t> &R) {
+                      for (uint32_t C = R.begin(); C < R.end(); ++C)
+                        Out[C] = Vector ? vectorChains(C, Steps)
+                                        : scalarChains(C, Steps);
+                    });
+}
+
 } // namespace openhsa::bench::simd

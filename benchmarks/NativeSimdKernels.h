@@ -90,6 +90,16 @@ void histogramPrivate(const uint32_t *In, uint32_t N, uint32_t *Bins);
 void binarySearch(const uint32_t *Table, uint32_t TableN, const uint32_t *Keys,
                   uint32_t *Out, uint32_t N);
 
+/// Not a twin: what more cores give code that needs nothing but its own
+/// core (no memory traffic, no shared data), the ceiling of any kernel's
+/// scaling on this machine. Chunks independent tasks across oneTBB's
+/// threads, each Steps rounds of a fused multiply-add on 8 vectors held in
+/// registers (Vector; 8 chains keep both FP pipes busy) or of an integer
+/// multiply and add on 8 64-bit scalars (!Vector: no vector unit, so no
+/// AVX frequency licence). Out[c] is task c's result, so that nothing is
+/// optimized away.
+void computeCeiling(float *Out, uint32_t Chunks, uint32_t Steps, bool Vector);
+
 } // namespace openhsa::bench::simd
 
 #endif

@@ -710,6 +710,25 @@ BENCHMARK(BM_SgemmTiledNativeThroughMemory)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
+// The machine's ceiling for scaling (simd::computeCeiling): run it on one
+// core (taskset -c 0) and on all to see what all cores give code that
+// shares nothing; no kernel's scaling can beat it. Argument: 1 the vector
+// chains (at the vector unit's frequency under load), 0 the scalar ones.
+// 4096 tasks of about 3-6 us on one core: the twins' grain.
+void BM_ComputeCeiling(benchmark::State &S) {
+  const bool Vector = S.range(0) != 0;
+  std::vector<float> Out(4096);
+  for (auto _ : S)
+    simd::computeCeiling(Out.data(), uint32_t(Out.size()), Vector ? 2048 : 1024,
+                         Vector);
+  benchmark::DoNotOptimize(Out.data());
+}
+BENCHMARK(BM_ComputeCeiling)
+    ->Arg(1)
+    ->Arg(0)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
 } // namespace
 
 int main(int argc, char **argv) {
