@@ -379,6 +379,8 @@ llvm::Expected<std::vector<uint8_t>> compileToObject(llvm::Module &M) {
         PB.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
     MPM.run(M, MAM);
   }
+  // DeadGroupStores has used them: no code for the markers.
+  eraseWorkItemsEndMarkers(M);
   dumpModule(M, "ll");
   // Code generation's passes ask the context's gate (the assembly dumped
   // below is that of the object). A lockstep group's unrolled loops keep

@@ -911,6 +911,9 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
     B.CreateRetVoid();
     inlineVectorBody(F, VecBody);
   } else if (!K.UsesBarrier && VecBody) {
+    // Each call runs its work-items to their end: their private data die
+    // there (DeadGroupStores.h).
+    llvm::FunctionCallee WorkItemsEnd = workItemsEndMarker(M);
     if (FlatBody) {
       auto *Rows = llvm::BasicBlock::Create(C, "rows", F);
       auto *Flat = llvm::BasicBlock::Create(C, "flat", F);
@@ -918,6 +921,7 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
       B.SetInsertPoint(Flat);
       emitFlatWaveLoop(B, Local, Current, W, [&](llvm::Value *Mask) {
         B.CreateCall(FlatBody, {Kernarg, Wi, Mask});
+        B.CreateCall(WorkItemsEnd);
       });
       B.CreateRetVoid();
       inlineVectorBody(F, FlatBody);
@@ -935,6 +939,7 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
               B, LocalPtr(0), Begin[0], To, W, DeferPartialWaves && !FlatBody,
               [&](llvm::Value *, llvm::Value *Mask) {
                 B.CreateCall(VecBody, {Kernarg, Wi, Mask});
+                B.CreateCall(WorkItemsEnd);
               });
         };
         // A kernel that reads its X ids only as absolute ids runs the
@@ -957,6 +962,7 @@ llvm::Function *buildWorkGroupFunction(llvm::Module &M, LoweredKernel &K,
         emitLoop(B, Begin[0], End[0], "x", [&](llvm::Value *X) {
           B.CreateStore(X, LocalPtr(0));
           B.CreateCall(K.Body, {Kernarg, Wi});
+          B.CreateCall(workItemsEndMarker(M));
         });
       });
     });

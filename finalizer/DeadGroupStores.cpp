@@ -11,6 +11,7 @@
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Module.h"
 
 #include <cstddef>
 #include <optional>
@@ -23,24 +24,37 @@ namespace {
 
 using Ctx = hsa_ext_openhsa_dispatch_context_t;
 
-/// Whether V loads one of the dispatch context's segment bases: the group
-/// segment, or the private segment of the group's work-items. The
-/// work-group function's second argument is the context.
-bool isSegmentBase(const Value *V, const Function &F) {
+/// The dispatch context's field that V loads, where V loads one of its
+/// segment bases: the group segment, or the private segment of the group's
+/// work-items. The work-group function's second argument is the context.
+std::optional<size_t> segmentBaseField(const Value *V, const Function &F) {
   const auto *L = dyn_cast<LoadInst>(V);
   if (!L || F.arg_size() < 2)
-    return false;
+    return std::nullopt;
   int64_t Offset = 0;
   const Value *Base = GetPointerBaseWithConstantOffset(
       L->getPointerOperand(), Offset, F.getDataLayout());
-  return Base == F.getArg(1) && (Offset == offsetof(Ctx, group_base) ||
-                                 Offset == offsetof(Ctx, private_base));
+  if (Base != F.getArg(1) || (Offset != offsetof(Ctx, group_base) &&
+                              Offset != offsetof(Ctx, private_base)))
+    return std::nullopt;
+  return size_t(Offset);
 }
 
 /// The segment base that Ptr is based on, or null.
 const Value *segmentOf(const Value *Ptr, const Function &F) {
   const Value *Object = getUnderlyingObject(Ptr);
-  return isSegmentBase(Object, F) ? Object : nullptr;
+  return segmentBaseField(Object, F) ? Object : nullptr;
+}
+
+bool isPrivateBase(const Value *Segment, const Function &F) {
+  return segmentBaseField(Segment, F) == offsetof(Ctx, private_base);
+}
+
+/// Whether I marks the end of the work-items that ran last.
+bool endsWorkItems(const Instruction &I) {
+  const auto *Call = dyn_cast<CallInst>(&I);
+  const Function *Callee = Call ? Call->getCalledFunction() : nullptr;
+  return Callee && Callee->getName() == WorkItemsEndMarker;
 }
 
 /// A store the pass may remove: a plain store or a masked store into a
@@ -132,20 +146,35 @@ unsigned removeDeadGroupStores(Function &F, AAResults &AA) {
     return 0;
 
   // Per segment, the instructions of each block that may read some of it
-  // (found once: a lockstep group's body is one long block), then the
-  // blocks from whose end such a read may be reached (a backward fixed
-  // point).
+  // (found once: a lockstep group's body is one long block), whether a
+  // block reads it before any end of work-items (for the private segment;
+  // the group segment ends only with the function), then the blocks from
+  // whose end such a read may be reached (a backward fixed point).
   using Readers = DenseMap<const BasicBlock *, SmallVector<Instruction *, 4>>;
   DenseMap<const Value *, Readers> ReadersOf;
   DenseMap<const Value *, DenseMap<const BasicBlock *, bool>> LiveOut;
+  DenseMap<const BasicBlock *, Instruction *> FirstEnd;
+  for (BasicBlock &BB : F)
+    for (Instruction &I : BB)
+      if (endsWorkItems(I)) {
+        FirstEnd[&BB] = &I;
+        break;
+      }
   for (const Value *Seg : Segments) {
+    const bool Private = isPrivateBase(Seg, F);
     const MemoryLocation Whole =
         MemoryLocation::getBeforeOrAfter(Seg, Scopes[Seg]);
     Readers &In = ReadersOf[Seg];
-    for (BasicBlock &BB : F)
+    DenseMap<const BasicBlock *, bool> ReadsOnEntry, Ends;
+    for (BasicBlock &BB : F) {
+      Instruction *End = Private ? FirstEnd.lookup(&BB) : nullptr;
+      Ends[&BB] = End != nullptr;
       for (Instruction &I : BB)
-        if (mayRead(I, Whole, AA))
+        if (mayRead(I, Whole, AA)) {
           In[&BB].push_back(&I);
+          ReadsOnEntry[&BB] |= !End || I.comesBefore(End);
+        }
+    }
     auto &Live = LiveOut[Seg];
     for (bool Changed = true; Changed;) {
       Changed = false;
@@ -153,7 +182,7 @@ unsigned removeDeadGroupStores(Function &F, AAResults &AA) {
         if (Live[&BB])
           continue;
         if (any_of(successors(&BB), [&](const BasicBlock *S) {
-              return In.contains(S) || Live[S];
+              return ReadsOnEntry.lookup(S) || (!Ends.lookup(S) && Live[S]);
             })) {
           Live[&BB] = true;
           Changed = true;
@@ -162,18 +191,29 @@ unsigned removeDeadGroupStores(Function &F, AAResults &AA) {
     }
   }
 
-  // A store is dead where no later block reads its segment and none of
-  // the segment's readers after it in its block reads its bytes.
+  // A store is dead where none of its segment's readers after it in its
+  // block reads its bytes (before the work-items end, for a private one),
+  // and no later block reads its segment (the work-items' end in its block
+  // ends its private data there).
   SmallVector<Instruction *, 32> Dead;
   for (BasicBlock &BB : F) {
-    for (Instruction &I : BB) {
+    Instruction *NextEnd = nullptr;
+    for (Instruction &I : reverse(BB)) {
+      if (endsWorkItems(I)) {
+        NextEnd = &I;
+        continue;
+      }
       std::optional<SegmentStore> S = segmentStore(I, F);
-      if (!S || LiveOut[S->Segment][&BB])
+      if (!S)
+        continue;
+      Instruction *End = isPrivateBase(S->Segment, F) ? NextEnd : nullptr;
+      if (!End && LiveOut[S->Segment][&BB])
         continue;
       const Readers &In = ReadersOf[S->Segment];
       const auto Found = In.find(&BB);
       if (Found == In.end() || none_of(Found->second, [&](Instruction *R) {
-            return I.comesBefore(R) && mayRead(*R, S->Where, AA);
+            return I.comesBefore(R) && (!End || R->comesBefore(End)) &&
+                   mayRead(*R, S->Where, AA);
           }))
         Dead.push_back(&I);
     }
@@ -181,6 +221,28 @@ unsigned removeDeadGroupStores(Function &F, AAResults &AA) {
   for (Instruction *I : Dead)
     I->eraseFromParent();
   return unsigned(Dead.size());
+}
+
+FunctionCallee workItemsEndMarker(Module &M) {
+  LLVMContext &C = M.getContext();
+  FunctionCallee Marker = M.getOrInsertFunction(
+      WorkItemsEndMarker, FunctionType::get(Type::getVoidTy(C), false));
+  if (auto *Fn = dyn_cast<Function>(Marker.getCallee())) {
+    Fn->setMemoryEffects(MemoryEffects::inaccessibleMemOnly());
+    Fn->setDoesNotThrow();
+    Fn->addFnAttr(Attribute::WillReturn);
+    Fn->addFnAttr(Attribute::NoSync);
+  }
+  return Marker;
+}
+
+void eraseWorkItemsEndMarkers(Module &M) {
+  Function *Marker = M.getFunction(WorkItemsEndMarker);
+  if (!Marker)
+    return;
+  for (User *U : make_early_inc_range(Marker->users()))
+    cast<Instruction>(U)->eraseFromParent();
+  Marker->eraseFromParent();
 }
 
 PreservedAnalyses DeadGroupStoresPass::run(Function &F,

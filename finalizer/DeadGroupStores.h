@@ -24,6 +24,17 @@
 // wrote (alias analysis), and no block reachable from theirs may read the
 // segment at all. Calls that may read memory count as reads.
 //
+// Private memory ends sooner: with the work-items that own it. Where the
+// work-group function has run a wave's (or a work-item's) body to its end,
+// it marks that with a call of WorkItemsEndMarker; no path of a private
+// store goes on past such a call. Without it, the code of a row's partial
+// wave, which reads its own wave's private array, kept every whole wave's
+// stores of its array (nine vector stores a wave in the median filter,
+// whose array LLVM holds in registers: a fifth of its time on one core of
+// the EPYC). The markers touch no memory a program can see; Codegen.cpp
+// erases them once the optimization pipeline has run
+// (eraseWorkItemsEndMarkers).
+//
 //===----------------------------------------------------------------------===//
 #ifndef OPENHSA_FINALIZER_DEADGROUPSTORES_H
 #define OPENHSA_FINALIZER_DEADGROUPSTORES_H
@@ -36,6 +47,18 @@ namespace openhsa::finalizer {
 /// The string attribute that marks a work-group function, whose segments
 /// end when it returns.
 inline constexpr const char *WorkGroupFunctionAttr = "openhsa-work-group";
+
+/// The function whose calls say that the work-items the work-group
+/// function ran last have ended: their private data are dead.
+inline constexpr const char *WorkItemsEndMarker = "openhsa.work.items.end";
+
+/// Declares WorkItemsEndMarker in M: `void ()`, touching only memory that
+/// no program can access (so LLVM moves no access across it for its sake
+/// and removes no call of it).
+llvm::FunctionCallee workItemsEndMarker(llvm::Module &M);
+
+/// Erases M's calls of WorkItemsEndMarker and its declaration.
+void eraseWorkItemsEndMarkers(llvm::Module &M);
 
 /// Removes the dead segment stores of F (a no-op unless F carries
 /// WorkGroupFunctionAttr); returns how many it removed.

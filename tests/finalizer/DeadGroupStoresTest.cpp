@@ -39,10 +39,13 @@ std::string afterPass(std::string Body, unsigned *Count = nullptr) {
       "declare void @llvm.masked.store.v4f32.p0(<4 x float>, ptr, i32, "
       "<4 x i1>)\n"
       "declare void @llvm.prefetch.p0(ptr, i32, i32, i32)\n"
-      "declare void @opaque(ptr)\n" +
+      "declare void @opaque(ptr)\n"
+      "declare void @ENDS() memory(inaccessiblemem: readwrite) nounwind "
+      "willreturn\n" +
       Body;
   return openhsa::test::afterRunOnF(
-      Text, openhsa::finalizer::removeDeadGroupStores, Count);
+      replaceAll(Text, "ENDS", openhsa::finalizer::WorkItemsEndMarker),
+      openhsa::finalizer::removeDeadGroupStores, Count);
 }
 
 TEST(DeadGroupStoresTest, StoresNothingReadsBeforeTheGroupEndsGo) {
@@ -240,6 +243,67 @@ define void @f(ptr %k, ptr %c, <4 x float> %a) {
                 &Count);
   EXPECT_EQ(Count, 0u) << F;
   EXPECT_EQ(occurrences(F, "store <4 x float>"), 1u) << F;
+}
+
+// Private data end with their work-items (WorkItemsEndMarker): a store in
+// a wave loop that only the partial wave's code after the loop may read
+// goes where each wave's body ends with the marker, and stays without it.
+// A read before the marker keeps it; the group segment, which lives until
+// the function returns, is not ended by the marker.
+TEST(DeadGroupStoresTest, PrivateDataEndWithTheirWorkItems) {
+  auto Row = [](const char *InWave) {
+    return std::string(R"(
+define void @f(ptr %k, ptr %c, <4 x float> %a, ptr %out) ATTRS {
+entry:
+  %pp = getelementptr i8, ptr %c, i64 SEGMENT
+  %p = load ptr, ptr %pp, !invariant.load !0
+  br label %wave
+wave:
+  %i = phi i32 [ 0, %entry ], [ %n, %wave ]
+  %at = getelementptr <4 x float>, ptr %p, i32 %i
+  store <4 x float> %a, ptr %at
+)") + InWave +
+           R"(
+  %n = add i32 %i, 1
+  %more = icmp ult i32 %n, 4
+  br i1 %more, label %wave, label %partial
+partial:
+  %last = getelementptr <4 x float>, ptr %p, i32 4
+  %v = load <4 x float>, ptr %last
+  store <4 x float> %v, ptr %out
+  call void @ENDS()
+  ret void
+}
+!0 = !{}
+)";
+  };
+  const auto WithSegment = [](std::string Text, const char *Segment) {
+    return openhsa::test::replaceAll(Text, "SEGMENT", Segment);
+  };
+  unsigned Count = 0;
+  std::string F =
+      afterPass(WithSegment(Row("  call void @ENDS()"), "PRIVATE"), &Count);
+  EXPECT_EQ(Count, 1u) << F;
+  EXPECT_EQ(occurrences(F, "store <4 x float> %a"), 0u) << F;
+
+  // Without the marker, the partial wave's load may read it.
+  F = afterPass(WithSegment(Row(""), "PRIVATE"), &Count);
+  EXPECT_EQ(Count, 0u) << F;
+  EXPECT_EQ(occurrences(F, "store <4 x float> %a"), 1u) << F;
+
+  // Read in the wave before it ends.
+  F = afterPass(WithSegment(Row("  %w = load <4 x float>, ptr %at\n"
+                                "  store <4 x float> %w, ptr %out\n"
+                                "  call void @ENDS()"),
+                            "PRIVATE"),
+                &Count);
+  EXPECT_EQ(Count, 0u) << F;
+  EXPECT_EQ(occurrences(F, "store <4 x float> %a"), 1u) << F;
+
+  // Group memory outlives the work-items.
+  F = afterPass(WithSegment(Row("  call void @ENDS()"), "GROUP"), &Count);
+  EXPECT_EQ(Count, 0u) << F;
+  EXPECT_EQ(occurrences(F, "store <4 x float> %a"), 1u) << F;
 }
 
 } // namespace

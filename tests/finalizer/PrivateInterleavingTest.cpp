@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "KernelRunner.h"
+#include "finalizer/DeadGroupStores.h"
 
 #include "finalizer/PrivateInterleaving.h"
 #include "finalizer/WorkItemVectorizer.h"
@@ -165,10 +166,11 @@ kernel &gathered(kernarg_u64 %out, kernarg_u64 %table)
 // The interleaved array has an alias scope of its own, outside of which
 // the kernel's other accesses are, the table's gathers included (their
 // addresses come from elsewhere): LLVM keeps the array in registers and
-// no store to it is left, in any copy of the wave's code, where whole
-// groups of 64 leave no partial wave. (The code of a partial wave reads
-// its own wave's array, which DeadGroupStores cannot tell from the
-// others': the stores of whole waves stay where there is such code.) The
+// no store to it is left, in any copy of the wave's code, whether whole
+// groups of 64 leave no partial wave or the finalization has the code of
+// one. (That code reads its own wave's array, which alias analysis cannot
+// tell from the others': the whole waves' stores went only once each
+// wave's work-items were known to end with it, DeadGroupStores.h.) The
 // results are right both ways.
 TEST(PrivateInterleavingTest, ArraysKeptInRegistersLeaveNoStores) {
   std::vector<uint32_t> Table(256);
@@ -199,25 +201,32 @@ TEST(PrivateInterleavingTest, ArraysKeptInRegistersLeaveNoStores) {
       uint64_t(1) << 9;  // BRIG_CONTROL_REQUIRENOPARTIALWORKGROUPS
   Whole64.RequiredWorkgroupSize[0] = 64;
   Whole64.RequiredWorkgroupSize[1] = Whole64.RequiredWorkgroupSize[2] = 1;
-  const std::string Ir =
-      dumpFinalization(GatheredIntoPrivate,
-                       openhsa::finalizer::hostVectorWidth(), Whole64)
-          .Ir;
-  ASSERT_FALSE(Ir.empty());
-  size_t Gathers = 0, PrivateStores = 0;
-  llvm::SmallVector<llvm::StringRef, 0> Lines;
-  llvm::StringRef(Ir).split(Lines, '\n');
-  for (llvm::StringRef Line : Lines) {
-    if (Line.contains("declare "))
-      continue;
-    Gathers += Line.contains("gather");
-    const bool Store = Line.contains("store ") ||
-                       Line.contains("masked.store") ||
-                       Line.contains("masked.scatter");
-    PrivateStores += Store && Line.contains("!alias.scope");
+  for (const auto &Directives :
+       {Whole64, openhsa::finalizer::ControlDirectives{}}) {
+    const std::string Ir =
+        dumpFinalization(GatheredIntoPrivate,
+                         openhsa::finalizer::hostVectorWidth(), Directives)
+            .Ir;
+    ASSERT_FALSE(Ir.empty());
+    size_t Gathers = 0, PrivateStores = 0;
+    llvm::SmallVector<llvm::StringRef, 0> Lines;
+    llvm::StringRef(Ir).split(Lines, '\n');
+    for (llvm::StringRef Line : Lines) {
+      if (Line.contains("declare "))
+        continue;
+      Gathers += Line.contains("gather");
+      const bool Store = Line.contains("store ") ||
+                         Line.contains("masked.store") ||
+                         Line.contains("masked.scatter");
+      PrivateStores += Store && Line.contains("!alias.scope");
+    }
+    EXPECT_GT(Gathers, 0u) << Ir;
+    EXPECT_EQ(PrivateStores, 0u) << Ir;
+    // The markers (DeadGroupStores.h) are gone before code generation.
+    EXPECT_EQ(Ir.find(openhsa::finalizer::WorkItemsEndMarker),
+              std::string::npos)
+        << Ir;
   }
-  EXPECT_GT(Gathers, 0u) << Ir;
-  EXPECT_EQ(PrivateStores, 0u) << Ir;
 }
 
 // The private segment grows by the wave's area (W times the scalar
