@@ -76,11 +76,12 @@ bool vectorizationEnabled() { return abi::cpuVectorization(); }
 
 unsigned prefetchGroupsAhead() {
   const char *V = std::getenv("OPENHSA_PREFETCH_GROUPS");
+  constexpr unsigned Default = 4;
   if (!V || !*V)
-    return 1;
+    return Default;
   char *End = nullptr;
   unsigned long N = std::strtoul(V, &End, 10);
-  return *End || N > 16 ? 1 : unsigned(N);
+  return *End || N > 16 ? Default : unsigned(N);
 }
 
 bool usesWavefronts(const llvm::Function &F) {

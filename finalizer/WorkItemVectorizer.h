@@ -131,14 +131,18 @@ bool vectorizationEnabled();
 
 /// How many work-groups ahead a vectorized kernel with barriers prefetches
 /// its consecutive loads from memory outside the group and private
-/// segments: 1, or OPENHSA_PREFETCH_GROUPS (0 to 16; 0 turns prefetching
+/// segments: 4, or OPENHSA_PREFETCH_GROUPS (0 to 16; 0 turns prefetching
 /// off, for comparisons). Such a kernel runs a long stretch of code per
 /// work-group (every region, its wave loops, the register file), so the
 /// core's out-of-order window never reaches the next group's loads, as it
 /// does in a hand-written loop: each group waited for its input from
 /// memory (over half the tree reduction's time on the GPU machine's Xeon,
-/// one core: 14.1 -> 9.8 ms; the tiled matrix product's A tile is then the
-/// next k-step's, and two groups ahead cost it).
+/// one core: 14.1 -> 9.8 ms). One group ahead (a kilobyte of the
+/// reduction's input) was too close on the AMD development VM, slower
+/// than none: the reduction on one core 4.40-4.72 ms at 1, 3.55-4.24 at
+/// 0, 3.01-3.57 at 4 (twin 2.71-3.27); on two 2.38-2.46 at 1, 1.84-2.10 at
+/// 4 (scan 0.60-0.66 and 0.52-0.60). On the Xeon's 16 cores 4 was as fast
+/// as 1 (reduction 0.260-0.276 and 0.275-0.300 ms, scan alike).
 unsigned prefetchGroupsAhead();
 
 /// Adds to S's module a function `void (ptr kernarg, ptr wi, <W x i1>

@@ -1469,6 +1469,15 @@ TEST(VectorizeTest, BarrierKernelsPrefetchTheNextGroupsInput) {
     ASSERT_FALSE(Tiled.empty());
     EXPECT_EQ(optimizedIr(Tiled.c_str(), W).find(Prefetch), std::string::npos)
         << "loads in a loop through barriers are prefetched";
+    // Four groups ahead unless the environment says otherwise
+    // (prefetchGroupsAhead): one was too close.
+    const std::string DefaultIr = optimizedIr(Reduce, W);
+    {
+      ScopedEnv Four("OPENHSA_PREFETCH_GROUPS", "4");
+      EXPECT_EQ(optimizedIr(Reduce, W), DefaultIr);
+    }
+    ScopedEnv One("OPENHSA_PREFETCH_GROUPS", "1");
+    EXPECT_NE(optimizedIr(Reduce, W), DefaultIr);
   }
   ScopedEnv Off("OPENHSA_PREFETCH_GROUPS", "0");
   EXPECT_EQ(optimizedIr(Reduce, W).find(Prefetch), std::string::npos)
