@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "KernelRunner.h"
-#include "finalizer/DeadGroupStores.h"
 
+#include "finalizer/DeadGroupStores.h"
 #include "finalizer/PrivateInterleaving.h"
 #include "finalizer/WorkItemVectorizer.h"
 
