@@ -73,11 +73,13 @@ struct KernelDescriptor;
 class ShapeVariantSource {
 public:
   virtual ~ShapeVariantSource() = default;
-  /// The kernel compiled for dispatches of this geometry, or null to run
-  /// the kernel itself. May compile, once per shape (thread-safe).
+  /// The kernel compiled for dispatches of this geometry and these kernel
+  /// arguments (the packet's kernarg segment), or null to run the kernel
+  /// itself. May compile, once per shape (thread-safe).
   virtual const KernelDescriptor *variantFor(unsigned Dims,
                                              const uint32_t (&Grid)[3],
-                                             const uint32_t (&Wg)[3]) = 0;
+                                             const uint32_t (&Wg)[3],
+                                             const void *Kernarg) = 0;
 };
 
 struct KernelDescriptor {

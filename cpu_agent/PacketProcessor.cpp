@@ -504,10 +504,12 @@ PacketProcessor::Outcome PacketProcessor::launchDispatch(QueueState &S,
       return Fail(HSA_STATUS_ERROR_INVALID_ALLOCATION);
   }
 
-  // The kernel compiled for this dispatch's shape, where it has such
-  // variants (runtime/ShapeVariants.h).
+  // The kernel compiled for this dispatch's shape, or with wrap checks
+  // where its guard fails, where it has such variants
+  // (runtime/ShapeVariants.h).
   if (K->Variants)
-    if (const KernelDescriptor *V = K->Variants->variantFor(Dims, Grid, Wg))
+    if (const KernelDescriptor *V =
+            K->Variants->variantFor(Dims, Grid, Wg, P.kernarg_address))
       K = V;
   // A kernel whose code was deferred, and failed to finalize now (the log
   // says why).

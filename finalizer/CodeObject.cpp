@@ -47,6 +47,51 @@ llvm::json::Array dims(const uint32_t (&D)[3]) {
 llvm::Error bad(const llvm::Twine &Why) {
   return llvm::createStringError("invalid code object: " + Why);
 }
+
+/// A guard's nodes, each [kind, bits, signed, a, b, c, value].
+llvm::json::Array guardNodes(const WrapGuard &G) {
+  llvm::json::Array Nodes;
+  for (const WrapGuard::Node &N : G.Nodes)
+    Nodes.push_back(llvm::json::Array{unsigned(N.Kind), N.Bits, N.Signed, N.A,
+                                      N.B, N.C, N.Value});
+  return Nodes;
+}
+
+llvm::Expected<WrapGuard> readGuard(const llvm::json::Array &Nodes) {
+  WrapGuard G;
+  if (Nodes.size() > WrapGuard::MaxNodes)
+    return bad("a guard of more than " + llvm::Twine(WrapGuard::MaxNodes) +
+               " nodes");
+  for (const llvm::json::Value &V : Nodes) {
+    const llvm::json::Array *F = V.getAsArray();
+    if (!F || F->size() != 7)
+      return bad("a guard node is not an array of seven");
+    int64_t Field[7];
+    for (unsigned I = 0; I < 7; ++I) {
+      auto X = (*F)[I].getAsInteger();
+      auto B = (*F)[I].getAsBoolean();
+      if (!X && !(I == 2 && B))
+        return bad("a guard node's field is not a number");
+      Field[I] = X ? *X : int64_t(*B);
+      if (I < 6 && (Field[I] < 0 || Field[I] > UINT32_MAX))
+        return bad("a guard node's field is out of range");
+    }
+    if (Field[0] > int64_t(WrapGuard::Op::Fits) || Field[1] > 255)
+      return bad("a guard node's kind or width is out of range");
+    WrapGuard::Node N;
+    N.Kind = WrapGuard::Op(Field[0]);
+    N.Bits = uint8_t(Field[1]);
+    N.Signed = Field[2] != 0;
+    N.A = uint32_t(Field[3]);
+    N.B = uint32_t(Field[4]);
+    N.C = uint32_t(Field[5]);
+    N.Value = Field[6];
+    G.Nodes.push_back(N);
+  }
+  if (std::string Why = G.validate(); !Why.empty())
+    return bad("a guard's " + Why);
+  return G;
+}
 } // namespace
 
 std::vector<uint8_t> CodeObject::serialize() const {
@@ -79,6 +124,9 @@ std::vector<uint8_t> CodeObject::serialize() const {
         {"shape_variants", K.ShapeVariants},
         {"code_deferred", K.CodeDeferred},
         {"whole_wave_rows", K.WholeWaveRows}});
+  for (size_t I = 0; I < Kernels.size(); ++I)
+    if (!Kernels[I].Guard.empty())
+      Ks[I].getAsObject()->try_emplace("guard", guardNodes(Kernels[I].Guard));
   for (const VariableSymbol &V : Variables)
     Vs.push_back(llvm::json::Object{{"name", V.Name},
                                     {"module", V.ModuleName},
@@ -295,6 +343,15 @@ llvm::Expected<CodeObject> CodeObject::deserialize(llvm::ArrayRef<uint8_t> In) {
     if (O->get("whole_wave_rows"))
       if (auto E = Bool(*O, "whole_wave_rows", K.WholeWaveRows))
         return E;
+    if (const llvm::json::Value *G = O->get("guard")) {
+      const llvm::json::Array *Nodes = G->getAsArray();
+      if (!Nodes)
+        return bad("a kernel's guard is not an array");
+      auto Guard = readGuard(*Nodes);
+      if (!Guard)
+        return Guard.takeError();
+      K.Guard = std::move(*Guard);
+    }
     CO.Kernels.push_back(std::move(K));
   }
   for (const llvm::json::Value &VV : *Vs) {

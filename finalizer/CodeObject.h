@@ -9,6 +9,8 @@
 #ifndef OPENHSA_FINALIZER_CODEOBJECT_H
 #define OPENHSA_FINALIZER_CODEOBJECT_H
 
+#include "finalizer/WrapGuard.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
@@ -71,6 +73,9 @@ struct KernelSymbol {
   /// are multiples of VectorWidth (every row whole waves): the code for a
   /// partial wave was left out, FinalizeRequest::DeferPartialWaveCode.
   bool WholeWaveRows = false;
+  /// Where not empty, the code is right only for dispatches where this
+  /// holds: it leaves out wrap checks (FinalizeRequest::GuardIndexWraps).
+  WrapGuard Guard;
 };
 
 struct FinalizeSource; // finalizer/Finalizer.h

@@ -1267,7 +1267,7 @@ void keepNullAccesses(llvm::Module &M) {
 llvm::Error buildCpuWorkGroupFunctions(
     llvm::Module &M, LoweredProgram &Program, unsigned VectorWidth,
     unsigned WavefrontSize, std::vector<VectorizeStats> *Stats,
-    std::vector<std::string> *LockstepRefused, bool DeferPartialWaves) {
+    std::vector<std::string> *LockstepRefused, WorkGroupCodeOptions Code) {
   if (Stats)
     Stats->assign(Program.Kernels.size(), VectorizeStats{});
   keepNullAccesses(M); // Before the vectorizer simplifies the bodies.
@@ -1324,13 +1324,16 @@ llvm::Error buildCpuWorkGroupFunctions(
         return;
       }
       KStats = VectorizeStats{};
+      WrapGuard Guard;
       auto R = vectorizeWorkItemBody(*K.Body, W, State, &KStats,
-                                     WaveLayout::Rows, RowWidth);
+                                     WaveLayout::Rows, RowWidth,
+                                     Code.GuardIndexWraps ? &Guard : nullptr);
       if (!R) {
         K.Symbol.ScalarReason = llvm::toString(R.takeError());
         return;
       }
       V = *R;
+      K.Symbol.Guard = std::move(Guard);
       K.Symbol.ScalarReason.clear();
       K.Symbol.PrivateSegmentSize = LoweredPrivate;
       if (K.UsesBarrier && K.RegisterFileSize)
@@ -1413,10 +1416,13 @@ llvm::Error buildCpuWorkGroupFunctions(
         hostVectorWidth() < 16 && W == kernelVectorWidth(*K.Body))
       Widen(W * 2);
     if (V && Waves) {
-      if (auto RF = vectorizeWorkItemBody(*K.Body, W, State, nullptr,
-                                          WaveLayout::Flat))
+      WrapGuard Guard;
+      if (auto RF = vectorizeWorkItemBody(
+              *K.Body, W, State, nullptr, WaveLayout::Flat, 0,
+              Code.GuardIndexWraps ? &Guard : nullptr)) {
         Flat = *RF;
-      else
+        K.Symbol.Guard.append(Guard);
+      } else
         K.Symbol.ScalarReason = llvm::toString(RF.takeError());
     }
     if (Stats)
@@ -1431,6 +1437,8 @@ llvm::Error buildCpuWorkGroupFunctions(
               " work-items, and cannot be vectorized: " +
               K.Symbol.ScalarReason);
     K.Symbol.VectorWidth = V ? W : 1;
+    if (!V) // Scalar code has no wrap checks to leave out.
+      K.Symbol.Guard = {};
     // Work-items that need no other work-item of their group (no barrier,
     // no group memory, no wavefront of HSAIL's) may run in slices of their
     // group on different threads (abi/CpuDispatchContext.h), whole waves
@@ -1453,7 +1461,7 @@ llvm::Error buildCpuWorkGroupFunctions(
         buildWorkGroupFunction(M, Program.Kernels[I], VecBodies[I],
                                FlatBodies[I],
                                Program.Kernels[I].Symbol.VectorWidth,
-                               GroupFileOffsets[I], DeferPartialWaves)
+                               GroupFileOffsets[I], Code.DeferPartialWaves)
             ->getName()
             .str();
   keepNullAccesses(M); // The work-group functions and queries defined here.

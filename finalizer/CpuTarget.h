@@ -32,15 +32,23 @@ namespace openhsa::finalizer {
 /// lockstep groups (LoweredKernel::Lockstep) are vectorized at their
 /// group's width where that pays (LockstepGroups.h); the names of those
 /// for which it would not are added to LockstepRefused, and the error says
-/// why: the caller then lowers the program again without them. With
-/// DeferPartialWaves, vectorized kernels without barriers get code for rows
-/// of whole waves only (FinalizeRequest::DeferPartialWaveCode).
+/// why: the caller then lowers the program again without them. Code
+/// says what else to leave out of the code.
+struct WorkGroupCodeOptions {
+  /// Vectorized kernels without barriers get code for rows of whole waves
+  /// only (FinalizeRequest::DeferPartialWaveCode).
+  bool DeferPartialWaves = false;
+  /// Wrap checks that a guard evaluated at dispatch can take over are left
+  /// out; the guard is the kernel's KernelSymbol::Guard
+  /// (FinalizeRequest::GuardIndexWraps).
+  bool GuardIndexWraps = false;
+};
 llvm::Error
 buildCpuWorkGroupFunctions(llvm::Module &M, LoweredProgram &Program,
                            unsigned VectorWidth, unsigned WavefrontSize,
                            std::vector<VectorizeStats> *Stats = nullptr,
                            std::vector<std::string> *LockstepRefused = nullptr,
-                           bool DeferPartialWaves = false);
+                           WorkGroupCodeOptions Code = {});
 
 } // namespace openhsa::finalizer
 

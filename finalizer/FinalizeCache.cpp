@@ -155,6 +155,7 @@ std::string keyOf(const FinalizeRequest &R) {
   K.num(R.VectorWidth);
   K.num(R.DeferShapeVariantCode);
   K.num(R.DeferPartialWaveCode);
+  K.num(R.GuardIndexWraps);
   K.num(R.Modules.size());
   for (const brig::BrigModule &M : R.Modules) {
     K.str(M.name());

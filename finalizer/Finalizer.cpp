@@ -280,6 +280,9 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
              !fixedGroupShape(K.Symbol).fixed())
       WithShapeVariants.push_back(K.Symbol.Name);
   }
+  WorkGroupCodeOptions Code;
+  Code.DeferPartialWaves = Request.DeferPartialWaveCode && Alone;
+  Code.GuardIndexWraps = Request.GuardIndexWraps;
   // A lockstep kernel that would not pay is lowered again as usual.
   bool Built = false;
   while (!Built && !Options.LockstepKernels.empty()) {
@@ -288,8 +291,7 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
       return Lockstep.takeError();
     std::vector<std::string> Refused;
     llvm::Error Err = buildCpuWorkGroupFunctions(
-        *M, *Lockstep, Width, Options.WavefrontSize, &Stats, &Refused,
-        Request.DeferPartialWaveCode && Alone);
+        *M, *Lockstep, Width, Options.WavefrontSize, &Stats, &Refused, Code);
     if (!Err) {
       Lowered = std::move(Lockstep);
       Built = true;
@@ -309,8 +311,7 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
   }
   if (!Built)
     if (auto Err = buildCpuWorkGroupFunctions(
-            *M, *Lowered, Width, Options.WavefrontSize, &Stats, nullptr,
-            Request.DeferPartialWaveCode && Alone))
+            *M, *Lowered, Width, Options.WavefrontSize, &Stats, nullptr, Code))
       return Err;
   for (LoweredKernel &K : Lowered->Kernels) {
     K.Symbol.Lockstep = K.Lockstep;

@@ -62,6 +62,12 @@ struct FinalizeRequest {
   /// the request to finalize such a dispatch's code without this
   /// (runtime/ShapeVariants.h).
   bool DeferPartialWaveCode = false;
+  /// Leave out of vectorized kernels the checks that no lane's 32-bit index
+  /// wrapped where a guard on the dispatch can make sure of it instead
+  /// (KernelSymbol::Guard, finalizer/WrapGuard.h). Only for a caller that
+  /// evaluates each such kernel's guard at dispatch and, where it fails,
+  /// runs the kernel finalized without this (runtime/ShapeVariants.h).
+  bool GuardIndexWraps = false;
 };
 
 /// A request together with its modules' bytes, which it views: what a code

@@ -1,5 +1,6 @@
 //===- finalizer/VectorizerAnalysis.cpp - What varies between lanes -------===//
 #include "finalizer/VectorizerImpl.h"
+#include "finalizer/WrapGuardBuilder.h"
 
 #include "finalizer/Lowering.h"
 
@@ -578,9 +579,50 @@ bool Vectorizer::inBoundsGroupAccess(const Value *Ptr,
          LockstepGroup && WholeWave.count(BB);
 }
 
+void Vectorizer::findGuardedWraps() {
+  if (!Guard)
+    return;
+  WrapGuardBuilder Builder(F, DT, LI, *Guard);
+  for (BasicBlock *BB : RPO)
+    for (Instruction &I : *BB) {
+      Value *Ptr = getLoadStorePointerOperand(&I);
+      if (!Ptr || !isVarying(Ptr))
+        continue;
+      auto S = strideOf(Ptr);
+      if (!S)
+        continue;
+      for (const WrapCheck &C : S->Checks)
+        if (auto [It, New] = GuardedWraps.try_emplace({C.Narrow, C.Signed});
+            New)
+          It->second = Builder.require(C.Narrow, C.Signed);
+    }
+}
+
+bool Vectorizer::guarded(const LaneStride &S) const {
+  return Guard && !S.Checks.empty() &&
+         llvm::all_of(S.Checks, [&](const WrapCheck &C) {
+           auto It = GuardedWraps.find({C.Narrow, C.Signed});
+           return It != GuardedWraps.end() && It->second;
+         });
+}
+
 Value *Vectorizer::consecutiveHolds(Value *Ptr, const LaneStride &S,
                                     Value *Mask, const BasicBlock *BB,
                                     IRBuilder<> &B, bool *Linear) {
+  Value *Cond = checkedConsecutive(Ptr, S, Mask, BB, B, Linear);
+  // What the check would compute is left to the dispatch's guard: no lane
+  // wraps where the guard lets this code run (the comparisons made above
+  // are dead code, which the optimizations remove).
+  if (Cond && !isa<Constant>(Cond) && guarded(S)) {
+    ++Stats.Guarded;
+    return ConstantInt::getTrue(Ctx);
+  }
+  return Cond;
+}
+
+Value *Vectorizer::checkedConsecutive(Value *Ptr, const LaneStride &S,
+                                      Value *Mask, const BasicBlock *BB,
+                                      IRBuilder<> &B, bool *Linear) {
   // Lanes of a group segment access wrap only where lane 0's 32-bit offset
   // is within W * size of 2^32, far past the end of any group segment
   // (the CPU agent allows 64 KiB): with lane 0 on, a wrap means

@@ -17,6 +17,7 @@
 #include "finalizer/Lowering.h"
 #include "finalizer/PrivateInterleaving.h"
 #include "finalizer/WorkItemVectorizer.h"
+#include "finalizer/WrapGuard.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -34,6 +35,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <utility>
@@ -147,11 +149,12 @@ class Vectorizer {
 public:
   Vectorizer(Function &F, unsigned W, const WorkItemStateLayout &State,
              SlotStores RegisterStores, RegisterFileLayout File,
-             WaveLayout Layout, unsigned RowWidth)
-      : F(F), W(W), RowWidth(RowWidth), Layout(Layout), State(State),
-        RegisterStores(std::move(RegisterStores)), File(std::move(File)),
-        Ctx(F.getContext()), DL(F.getParent()->getDataLayout()),
-        Active(F.getArg(F.arg_size() - 1)), WorkItem(F.getArg(1)) {}
+             WaveLayout Layout, unsigned RowWidth, WrapGuard *Guard)
+      : F(F), W(W), RowWidth(RowWidth), Layout(Layout), Guard(Guard),
+        State(State), RegisterStores(std::move(RegisterStores)),
+        File(std::move(File)), Ctx(F.getContext()),
+        DL(F.getParent()->getDataLayout()), Active(F.getArg(F.arg_size() - 1)),
+        WorkItem(F.getArg(1)) {}
   Error run();
   const VectorizeStats &stats() const { return Stats; }
 
@@ -264,6 +267,15 @@ private:
   Value *consecutiveHolds(Value *Ptr, const LaneStride &S, Value *Mask,
                           const BasicBlock *BB, IRBuilder<> &B,
                           bool *Linear = nullptr);
+  /// consecutiveHolds as checked in the code, whatever the guard.
+  Value *checkedConsecutive(Value *Ptr, const LaneStride &S, Value *Mask,
+                            const BasicBlock *BB, IRBuilder<> &B, bool *Linear);
+  /// With a guard (vectorizeWorkItemBody), the wrap checks of the body's
+  /// accesses that the guard can take over (WrapGuardBuilder.h): their
+  /// requirements go into it, before the body changes.
+  void findGuardedWraps();
+  /// Whether the guard covers every wrap check of S.
+  bool guarded(const LaneStride &S) const;
   /// Whether Ptr points into group memory and BB is a block every lane of a
   /// lockstep group runs: every access there is in bounds, or undefined.
   bool inBoundsGroupAccess(const Value *Ptr, const BasicBlock *BB) const;
@@ -363,6 +375,9 @@ private:
   bool inRows() const { return RowWidth < W; }
   unsigned rows() const { return W / RowWidth; }
   WaveLayout Layout;
+  /// Where set, wrap checks it covers are left out of the code
+  /// (findGuardedWraps).
+  WrapGuard *Guard;
   WorkItemStateLayout State;
   SlotStores RegisterStores;
   RegisterFileLayout File; // The wave's register file, if any.
@@ -413,6 +428,8 @@ private:
   DenseMap<std::pair<PHINode *, unsigned>, PHINode *> ScalarPhis;
   /// The phis rowDelta is looking through (a cycle is not linear).
   SmallPtrSet<const PHINode *, 4> RowDeltaPhis;
+  /// By narrow value and signedness, whether Guard covers the wrap check.
+  std::map<std::pair<const Value *, bool>, bool> GuardedWraps;
   DenseMap<BasicBlock *, Instruction *> StandInMasks;
   DenseMap<BasicBlock *, Value *> Masks;
   DenseMap<std::pair<BasicBlock *, BasicBlock *>, Value *> EdgeMasks;

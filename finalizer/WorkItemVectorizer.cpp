@@ -36,8 +36,10 @@ namespace openhsa::finalizer {
 std::string describe(const VectorizeStats &S) {
   return std::to_string(S.Uniform) + " uniform, " +
          std::to_string(S.Consecutive) + " consecutive (" +
-         std::to_string(S.Checked) + " checked), " +
-         std::to_string(S.GatherScatter) + " gathers or scatters, " +
+         std::to_string(S.Checked) + " checked" +
+         (S.Guarded ? ", " + std::to_string(S.Guarded) + " guarded at dispatch"
+                    : std::string()) +
+         "), " + std::to_string(S.GatherScatter) + " gathers or scatters, " +
          std::to_string(S.LaneByLane) + " lane by lane; " +
          std::to_string(S.RegisterFile) + " register file accesses" +
          (S.GroupRegisters || S.BoundedIfs
@@ -371,6 +373,7 @@ Error Vectorizer::run() {
   findRowSkips();
   Stats.GroupRegisters = GroupSharedSlots.size();
   Stats.BoundedIfs = RowSkips.size();
+  findGuardedWraps();
   for (BasicBlock *BB : RPO) {
     std::vector<Instruction *> Insts;
     for (Instruction &I : *BB)
@@ -392,7 +395,7 @@ Error Vectorizer::run() {
 llvm::Expected<llvm::Function *>
 vectorizeWorkItemBody(llvm::Function &S, unsigned W,
                       const WorkItemStateLayout &State, VectorizeStats *Stats,
-                      WaveLayout Layout, unsigned RowWidth) {
+                      WaveLayout Layout, unsigned RowWidth, WrapGuard *Guard) {
   if (RowWidth &&
       (Layout != WaveLayout::Rows || RowWidth > W || W % RowWidth != 0))
     return llvm::createStringError(
@@ -412,7 +415,7 @@ vectorizeWorkItemBody(llvm::Function &S, unsigned W,
   const PrivateInterleaving Private = interleavePrivateSegment(
       *V, W, State.PrivateSegmentSize, State.WavePrivateOffset);
   Vectorizer Vz(*V, W, State, std::move(RegisterStores), std::move(File),
-                Layout, RowWidth ? RowWidth : W);
+                Layout, RowWidth ? RowWidth : W, Guard);
   if (llvm::Error E = Vz.run()) {
     V->eraseFromParent();
     return E;

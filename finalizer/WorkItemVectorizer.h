@@ -28,6 +28,8 @@
 #ifndef OPENHSA_FINALIZER_WORKITEMVECTORIZER_H
 #define OPENHSA_FINALIZER_WORKITEMVECTORIZER_H
 
+#include "finalizer/WrapGuard.h"
+
 #include "llvm/IR/Function.h"
 #include "llvm/Support/Error.h"
 
@@ -76,7 +78,9 @@ struct VectorizeStats {
   unsigned Uniform = 0;     // One scalar access for the whole wave.
   unsigned Consecutive = 0; // Vector accesses, masked where lanes are off;
   unsigned Checked = 0;     // of them, behind a run-time check that the
-                            // lanes' offsets do not wrap (else a gather).
+                            // lanes' offsets do not wrap (else a gather);
+  unsigned Guarded = 0;     // of them, without it: the dispatch's guard
+                            // checks it (WrapGuard.h).
   unsigned GatherScatter = 0;
   unsigned LaneByLane = 0; // Atomic or volatile: each active lane in turn.
   /// Loads and stores of registers kept across barriers (the wave's
@@ -158,10 +162,15 @@ unsigned prefetchGroupsAhead();
 /// a 2-D group in lockstep (LockstepGroups.h): lane L is the work-item
 /// (x + L mod RowWidth, y + L / RowWidth, z). Accesses whose lanes are
 /// consecutive within each row become one vector access per row.
+///
+/// With Guard, consecutive accesses whose lanes' 32-bit indices must not
+/// wrap have no check in the code where the guard can check them at
+/// dispatch instead: their requirements are added to it (WrapGuard.h), and
+/// the body is right only for dispatches where the guard holds.
 llvm::Expected<llvm::Function *> vectorizeWorkItemBody(
     llvm::Function &S, unsigned W, const WorkItemStateLayout &State,
     VectorizeStats *Stats = nullptr, WaveLayout Layout = WaveLayout::Rows,
-    unsigned RowWidth = 0);
+    unsigned RowWidth = 0, WrapGuard *Guard = nullptr);
 
 /// The registers vectorized body V keeps once for its group
 /// (WaveLayout::Rows): the work-group function copies each, after every

@@ -472,7 +472,7 @@ hsa_status_t Executable::load(const Agent *A,
       // its variants, and its generic code where a dispatch needs that,
       // come from the source it keeps (runtime/ShapeVariants.h).
       if ((K.CodeDeferred && (!K.ShapeVariants || !CO->Source)) ||
-          (K.WholeWaveRows && !CO->Source)) {
+          ((K.WholeWaveRows || !K.Guard.empty()) && !CO->Source)) {
         delete D;
         return Fail(llvm::createStringError(
             "kernel " + K.Name +
@@ -489,9 +489,9 @@ hsa_status_t Executable::load(const Agent *A,
       }
       D->SliceStep = K.SliceStep;
       D->GroupRuns = K.GroupRuns;
-      if ((K.ShapeVariants || K.WholeWaveRows) && CO->Source) {
-        Variants.push_back(std::make_unique<ShapeVariants>(
-            CO->Source, K.Name, *D, K.WholeWaveRows ? K.VectorWidth : 0));
+      if ((K.ShapeVariants || K.WholeWaveRows || !K.Guard.empty()) &&
+          CO->Source) {
+        Variants.push_back(std::make_unique<ShapeVariants>(CO->Source, K, *D));
         D->Variants = Variants.back().get();
       }
     }

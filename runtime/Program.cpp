@@ -264,12 +264,15 @@ Program::finalize(const std::string &IsaName,
   // OPENHSA_DEFER_PARTIAL_WAVES=0 compiles the code for partial waves now.
   const char *Waves = std::getenv("OPENHSA_DEFER_PARTIAL_WAVES");
   Request.DeferPartialWaveCode = !Waves || std::strcmp(Waves, "0") != 0;
+  // OPENHSA_WRAP_GUARDS=0 keeps every wrap check in the code.
+  const char *Guards = std::getenv("OPENHSA_WRAP_GUARDS");
+  Request.GuardIndexWraps = !Guards || std::strcmp(Guards, "0") != 0;
   auto CO = finalizer::finalizeCached(Request);
   // What the runtime finalizes kernels again from, for the shapes of their
   // dispatches and for the code it deferred (runtime/ShapeVariants.h).
   if (CO && !CO->isGpu() &&
       llvm::any_of(CO->Kernels, [](const finalizer::KernelSymbol &K) {
-        return K.ShapeVariants || K.WholeWaveRows;
+        return K.ShapeVariants || K.WholeWaveRows || !K.Guard.empty();
       }))
     CO->Source = finalizer::FinalizeSource::copy(Request);
   return CO;

@@ -2,8 +2,12 @@
 
 #include "runtime/ShapeVariants.h"
 
+#include "cpu_agent/KernelFaults.h"
 #include "finalizer/FinalizeCache.h"
 #include "runtime/core/Log.h"
+
+#include <cstring>
+#include <vector>
 
 namespace openhsa {
 
@@ -16,13 +20,27 @@ requestWithAllCode(const finalizer::FinalizeSource &S) {
   R.DeferPartialWaveCode = false;
   return R;
 }
+
+/// R asking for all code, with every wrap check in it: for dispatches
+/// whose guard fails, and for bytes that load where no guard is evaluated.
+finalizer::FinalizeRequest withChecks(finalizer::FinalizeRequest R) {
+  R.DeferShapeVariantCode = false;
+  R.DeferPartialWaveCode = false;
+  R.GuardIndexWraps = false;
+  return R;
+}
 } // namespace
 
 ShapeVariants::ShapeVariants(
-    std::shared_ptr<const finalizer::FinalizeSource> Source, std::string Name,
-    const cpu::KernelDescriptor &Original, unsigned WholeWaveWidth)
-    : Source(std::move(Source)), Name(std::move(Name)), Original(Original),
-      WholeWaveWidth(WholeWaveWidth) {}
+    std::shared_ptr<const finalizer::FinalizeSource> Source,
+    const finalizer::KernelSymbol &Symbol,
+    const cpu::KernelDescriptor &Original)
+    : Source(std::move(Source)), Name(Symbol.Name), Original(Original),
+      ForShapes(Symbol.ShapeVariants),
+      WholeWaveWidth(Symbol.WholeWaveRows ? Symbol.VectorWidth : 0) {
+  OriginalCode.Request = this->Source->Request;
+  OriginalCode.Guard = Symbol.Guard;
+}
 
 ShapeVariants::~ShapeVariants() = default;
 
@@ -36,8 +54,47 @@ bool ShapeVariants::suitable(const uint32_t (&Grid)[3],
 }
 
 const cpu::KernelDescriptor *
-ShapeVariants::variantFor(unsigned, const uint32_t (&Grid)[3],
-                          const uint32_t (&Wg)[3]) {
+ShapeVariants::variantFor(unsigned Dims, const uint32_t (&Grid)[3],
+                          const uint32_t (&Wg)[3], const void *Kernarg) {
+  Variant *Slot = nullptr;
+  const cpu::KernelDescriptor *D = byShape(Grid, Wg, Slot);
+  // A variant's guard does not change once it is made: no lock to read it.
+  if (Slot->Guard.empty())
+    return D;
+  finalizer::DispatchGeometry G;
+  G.Dims = Dims;
+  for (unsigned I = 0; I < 3; ++I) {
+    G.Grid[I] = Grid[I];
+    G.Workgroup[I] = Wg[I];
+  }
+  // The arguments the guard reads, copied with the thread's recovery point
+  // armed: a packet's bad kernarg address is the kernel's fault to report
+  // (it reads them too), not a crash of the runtime. A guard that cannot
+  // read them fails.
+  std::vector<uint8_t> Args(std::min<size_t>(Slot->Guard.kernargExtent(),
+                                             Original.KernargSegmentSize));
+  if (!Args.empty() && Kernarg) {
+    struct Copy {
+      const void *From;
+      std::vector<uint8_t> &To;
+    } C{Kernarg, Args};
+    if (cpu::runKernelCode(
+            [](void *Data) {
+              auto *C = static_cast<Copy *>(Data);
+              std::memcpy(C->To.data(), C->From, C->To.size());
+            },
+            &C) == 0) {
+      G.Kernarg = Args.data();
+      G.KernargBytes = Args.size();
+    }
+  }
+  return guarded(*Slot, D, G);
+}
+
+const cpu::KernelDescriptor *ShapeVariants::byShape(const uint32_t (&Grid)[3],
+                                                    const uint32_t (&Wg)[3],
+                                                    Variant *&Slot) {
+  Slot = &OriginalCode;
   if (WholeWaveWidth) {
     // Rows are whole waves where the group's X size and the grid's are
     // (the grid's last group along X is then whole waves too).
@@ -46,8 +103,11 @@ ShapeVariants::variantFor(unsigned, const uint32_t (&Grid)[3],
     std::lock_guard<std::mutex> Lock(Mutex);
     if (!Generic)
       Generic = finalizeGeneric();
+    Slot = &*Generic;
     return Generic->Kernel ? Generic->Kernel.get() : &NoCode;
   }
+  if (!ForShapes)
+    return nullptr; // A guard of its own only.
   const bool Deferred = Original.Entry == nullptr;
   const bool WholeGroups = suitable(Grid, Wg);
   if (!WholeGroups && !Deferred)
@@ -58,6 +118,8 @@ ShapeVariants::variantFor(unsigned, const uint32_t (&Grid)[3],
     auto It = ByShape.find(S);
     if (It == ByShape.end())
       It = ByShape.emplace(S, finalizeFor(S)).first;
+    if (It->second.Kernel)
+      Slot = &It->second;
     if (It->second.Kernel || !Deferred)
       return It->second.Kernel.get();
   }
@@ -65,7 +127,21 @@ ShapeVariants::variantFor(unsigned, const uint32_t (&Grid)[3],
     return nullptr;
   if (!Generic)
     Generic = finalizeGeneric();
+  Slot = &*Generic;
   return Generic->Kernel.get();
+}
+
+const cpu::KernelDescriptor *
+ShapeVariants::guarded(Variant &V, const cpu::KernelDescriptor *D,
+                       const finalizer::DispatchGeometry &G) {
+  if (V.Guard.holds(G))
+    return D;
+  std::lock_guard<std::mutex> Lock(Mutex);
+  if (!V.Checked)
+    V.Checked = std::make_unique<Variant>(
+        load(withChecks(V.Request), "where its guard fails",
+             "its code with wrap checks, finalized now", /*Needed=*/true));
+  return V.Checked->Kernel ? V.Checked->Kernel.get() : &NoCode;
 }
 
 ShapeVariants::Variant ShapeVariants::finalizeFor(const Shape &S) const {
@@ -77,27 +153,28 @@ ShapeVariants::Variant ShapeVariants::finalizeFor(const Shape &S) const {
     R.Directives.RequiredWorkgroupSize[D] = S[D];
   const std::string Groups = std::to_string(S[0]) + "x" + std::to_string(S[1]) +
                              "x" + std::to_string(S[2]);
-  return load(R, "in groups of " + Groups, "a variant for them");
+  return load(R, "in groups of " + Groups, "a variant for them",
+              /*Needed=*/Original.Entry == nullptr);
 }
 
 ShapeVariants::Variant ShapeVariants::finalizeGeneric() const {
   if (WholeWaveWidth)
     return load(requestWithAllCode(*Source), "with partial waves",
-                "its code for them, finalized now");
+                "its code for them, finalized now", /*Needed=*/true);
   return load(requestWithAllCode(*Source), "without a variant",
-              "its deferred code, finalized now");
+              "its deferred code, finalized now", /*Needed=*/true);
 }
 
 ShapeVariants::Variant ShapeVariants::load(const finalizer::FinalizeRequest &R,
                                            const std::string &What,
-                                           const char *Runs) const {
+                                           const char *Runs,
+                                           bool Needed) const {
   // Without the code a dispatch asks for, it cannot run (the kernel's own
-  // code runs only whole-wave rows).
-  const bool Deferred = Original.Entry == nullptr || WholeWaveWidth;
+  // code runs only whole-wave rows, or where its guard holds).
   auto Refuse = [&](const std::string &Why) {
-    log::write(Deferred ? log::Level::Error : log::Level::Info,
+    log::write(Needed ? log::Level::Error : log::Level::Info,
                "%s %s runs %s: %s", Name.c_str(), What.c_str(),
-               Deferred ? "no code" : "as finalized", Why.c_str());
+               Needed ? "no code" : "as finalized", Why.c_str());
     return Variant{};
   };
   auto CO = finalizer::finalizeCached(R);
@@ -134,20 +211,22 @@ ShapeVariants::Variant ShapeVariants::load(const finalizer::FinalizeRequest &R,
   Variant V;
   V.Code = std::move(*Code);
   V.Kernel = std::move(D);
+  V.Request = R;
+  V.Guard = K->Guard;
   return V;
 }
 
 llvm::Expected<std::shared_ptr<const finalizer::CodeObject>>
 withAllCode(std::shared_ptr<const finalizer::CodeObject> CO) {
   if (llvm::none_of(CO->Kernels, [](const finalizer::KernelSymbol &K) {
-        return K.CodeDeferred || K.WholeWaveRows;
+        return K.CodeDeferred || K.WholeWaveRows || !K.Guard.empty();
       }))
     return CO;
   if (!CO->Source)
     return llvm::createStringError(
         "the code object has kernels without code and nothing to finalize "
         "them from");
-  auto Full = finalizer::finalizeCached(requestWithAllCode(*CO->Source));
+  auto Full = finalizer::finalizeCached(withChecks(CO->Source->Request));
   if (!Full)
     return Full.takeError();
   Full->Source = CO->Source;

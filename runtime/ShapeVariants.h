@@ -27,6 +27,11 @@
 // of the vectorized body: 2.5-6 ms of a 13-27 ms finalization on the
 // 2-core EPYC).
 //
+// And code that leaves its wrap checks to a guard (FinalizeRequest::
+// GuardIndexWraps, KernelSymbol::Guard, finalizer/WrapGuard.h) runs only
+// dispatches whose guard holds: for the others, the first one finalizes
+// that code again with its checks, and they run that.
+//
 //===----------------------------------------------------------------------===//
 #ifndef OPENHSA_RUNTIME_SHAPEVARIANTS_H
 #define OPENHSA_RUNTIME_SHAPEVARIANTS_H
@@ -46,14 +51,15 @@ namespace openhsa {
 
 class ShapeVariants final : public cpu::ShapeVariantSource {
 public:
-  /// Variants of kernel Name of Source's program; Original is the kernel
-  /// as finalized there, whose kernarg layout the variants share. With
-  /// WholeWaveWidth (KernelSymbol::WholeWaveRows: the kernel's vector
-  /// width), no variants: the kernel's code for partial waves, where a
-  /// dispatch has them.
+  /// Variants of kernel Symbol of Source's program; Original is the kernel
+  /// as finalized there, whose kernarg layout the variants share:
+  /// variants for the shapes of dispatches (KernelSymbol::ShapeVariants);
+  /// the kernel's code for partial waves, where a dispatch has them
+  /// (KernelSymbol::WholeWaveRows); and code with wrap checks, for
+  /// dispatches where a guard fails (KernelSymbol::Guard).
   ShapeVariants(std::shared_ptr<const finalizer::FinalizeSource> Source,
-                std::string Name, const cpu::KernelDescriptor &Original,
-                unsigned WholeWaveWidth = 0);
+                const finalizer::KernelSymbol &Symbol,
+                const cpu::KernelDescriptor &Original);
   ~ShapeVariants() override;
 
   /// The variant for this shape, or the kernel's deferred code where it
@@ -61,10 +67,12 @@ public:
   /// failed to finalize: the kernel has no code to run then). For a kernel
   /// whose code runs whole-wave rows only, its code with partial waves
   /// where the dispatch has them, or a descriptor without code where that
-  /// failed to finalize.
+  /// failed to finalize. Where the code chosen so has a guard that fails
+  /// for the dispatch, that code finalized with its wrap checks.
   const cpu::KernelDescriptor *variantFor(unsigned Dims,
                                           const uint32_t (&Grid)[3],
-                                          const uint32_t (&Wg)[3]) override;
+                                          const uint32_t (&Wg)[3],
+                                          const void *Kernarg) override;
 
   /// Whether a dispatch of this geometry may have a variant: whole groups
   /// (a partial group at the grid's edge would need the generic code).
@@ -75,7 +83,21 @@ private:
   struct Variant {
     std::unique_ptr<finalizer::LoadedObject> Code;
     std::unique_ptr<cpu::KernelDescriptor> Kernel; // Null: none.
+    /// What it was finalized from, and the guard its code runs under.
+    finalizer::FinalizeRequest Request;
+    finalizer::WrapGuard Guard;
+    /// Its code with wrap checks, once a dispatch needed it.
+    std::unique_ptr<Variant> Checked;
   };
+  /// The choice by shape alone; Slot receives the variant chosen (for
+  /// null, the Original's).
+  const cpu::KernelDescriptor *byShape(const uint32_t (&Grid)[3],
+                                       const uint32_t (&Wg)[3], Variant *&Slot);
+  /// D (V's code), or, where V's guard fails for the dispatch, V's code
+  /// with its wrap checks (finalized by the first dispatch that needs it).
+  const cpu::KernelDescriptor *guarded(Variant &V,
+                                       const cpu::KernelDescriptor *D,
+                                       const finalizer::DispatchGeometry &G);
   Variant finalizeFor(const Shape &S) const;
   /// The kernel's code for any shape (with partial waves), finalized
   /// without deferral.
@@ -83,12 +105,16 @@ private:
   /// Finalizes R and loads the kernel's code from it; What and Runs say
   /// what for, in the log.
   Variant load(const finalizer::FinalizeRequest &R, const std::string &What,
-               const char *Runs) const;
+               const char *Runs, bool Needed) const;
 
   const std::shared_ptr<const finalizer::FinalizeSource> Source;
   const std::string Name;
   const cpu::KernelDescriptor &Original;
+  const bool ForShapes; // KernelSymbol::ShapeVariants.
+  /// KernelSymbol::WholeWaveRows: the kernel's vector width; else 0.
   const unsigned WholeWaveWidth;
+  /// The Original's request and guard (its code is not this object's).
+  Variant OriginalCode;
   /// What a dispatch with partial waves gets where their code failed to
   /// finalize: no code (the packet processor fails the dispatch).
   const cpu::KernelDescriptor NoCode;
@@ -97,8 +123,9 @@ private:
   std::optional<Variant> Generic;   // Once tried, for a deferred kernel.
 };
 
-/// CO itself where every kernel has code; otherwise CO finalized again
-/// from its source without deferral (through the finalization cache).
+/// CO itself where every kernel has code for every dispatch; otherwise CO
+/// finalized again from its source without deferral and with every wrap
+/// check in its code (through the finalization cache).
 llvm::Expected<std::shared_ptr<const finalizer::CodeObject>>
 withAllCode(std::shared_ptr<const finalizer::CodeObject> CO);
 

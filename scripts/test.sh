@@ -60,7 +60,8 @@ asan() {
 # included (cpu_agent/WorkGroupPool: plain threads and atomics TSan sees),
 # the core units (the packet processor's re-checks, the shared arena) and
 # the finalization cache's tests (threads finalizing one program at once)
-# and the kernels' shape variants (queues finalizing one kernel at once).
+# and the kernels' shape variants and wrap guards (queues finalizing one
+# kernel at once).
 # runtime.unload_after_shut_down is not built in this tree.
 tsan() {
   sanitized build-tsan thread
@@ -71,7 +72,7 @@ tsan() {
   TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
     timed "tsan ctest" ctest --test-dir build-tsan --output-on-failure \
       --timeout 1200 \
-      -R '^(runtime|core|finalizer\.(FinalizeCacheTest|ParallelKernelsTest|JitLoaderTest)|executable\.ShapeVariants)\.' \
+      -R '^(runtime|core|finalizer\.(FinalizeCacheTest|ParallelKernelsTest|JitLoaderTest)|executable\.(ShapeVariants|WrapGuards))\.' \
       -E '^runtime\.(unload|avx2\.|sse4\.)' \
       -j "$jobs"
 }
