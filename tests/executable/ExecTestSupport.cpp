@@ -306,6 +306,27 @@ std::string ExecTest::symbolName(hsa_executable_symbol_t S) {
   return Name;
 }
 
+uint64_t ExecTest::submit(hsa_queue_t *Q,
+                          const hsa_kernel_dispatch_packet_t &P) {
+  const uint64_t Index = hsa_queue_add_write_index_scacq_screl(Q, 1);
+  while (Index - hsa_queue_load_read_index_scacquire(Q) >= Q->size)
+    std::this_thread::yield();
+  auto *Slot =
+      reinterpret_cast<hsa_kernel_dispatch_packet_t *>(Q->base_address) +
+      (Index & (Q->size - 1));
+  std::memcpy(reinterpret_cast<char *>(Slot) + 4,
+              reinterpret_cast<const char *>(&P) + 4, sizeof(P) - 4);
+  const uint16_t Header = uint16_t(
+      (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) |
+      (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
+      (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE));
+  const uint32_t Word = Header | (uint32_t(P.setup) << 16);
+  std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t *>(Slot))
+      .store(Word, std::memory_order_release);
+  hsa_signal_store_screlease(Q->doorbell_signal, hsa_signal_value_t(Index));
+  return Index;
+}
+
 bool ExecTest::dispatch(hsa_executable_symbol_t Kernel, const void *Args,
                         size_t ArgBytes, uint32_t Grid, uint16_t WorkGroup) {
   return dispatch(Kernel, Args, ArgBytes, 1, {Grid, 1, 1}, {WorkGroup, 1, 1});
@@ -356,22 +377,7 @@ bool ExecTest::dispatch(hsa_executable_symbol_t Kernel, const void *Args,
   P.kernarg_address = KernargMem;
   P.completion_signal = Done;
 
-  const uint64_t Index = hsa_queue_add_write_index_scacq_screl(Queue, 1);
-  while (Index - hsa_queue_load_read_index_scacquire(Queue) >= Queue->size)
-    std::this_thread::yield();
-  auto *Slot =
-      reinterpret_cast<hsa_kernel_dispatch_packet_t *>(Queue->base_address) +
-      (Index & (Queue->size - 1));
-  std::memcpy(reinterpret_cast<char *>(Slot) + 4,
-              reinterpret_cast<const char *>(&P) + 4, sizeof(P) - 4);
-  const uint16_t Header = uint16_t(
-      (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) |
-      (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
-      (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE));
-  const uint32_t Word = Header | (uint32_t(P.setup) << 16);
-  std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t *>(Slot))
-      .store(Word, std::memory_order_release);
-  hsa_signal_store_screlease(Queue->doorbell_signal, hsa_signal_value_t(Index));
+  submit(Queue, P);
 
   bool Completed = false;
   uint64_t Frequency = 0; // Ticks per second: each wait lasts at most 1 s.

@@ -113,6 +113,11 @@ public:
                 const std::array<uint32_t, 3> &Grid,
                 const std::array<uint16_t, 3> &WorkGroup);
 
+  /// Writes P (but its header) into Q's next slot, then its header (a
+  /// kernel dispatch, system-scope fences) with release order, and rings
+  /// Q's doorbell; returns the packet's index.
+  static uint64_t submit(hsa_queue_t *Q, const hsa_kernel_dispatch_packet_t &P);
+
   hsa_agent_t Cpu{0};
   hsa_isa_t Isa{0};
   hsa_region_t Kernarg{0};

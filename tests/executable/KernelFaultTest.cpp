@@ -119,18 +119,7 @@ protected:
         K, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE);
     P.kernarg_address = Args;
     P.completion_signal = Done;
-    const uint64_t Index = hsa_queue_add_write_index_scacq_screl(Q, 1);
-    auto *Slot =
-        static_cast<hsa_kernel_dispatch_packet_t *>(Q->base_address) + Index;
-    std::memcpy(reinterpret_cast<char *>(Slot) + 4,
-                reinterpret_cast<const char *>(&P) + 4, sizeof(P) - 4);
-    const uint16_t Header = uint16_t(
-        (HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE) |
-        (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE) |
-        (HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE));
-    std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t *>(Slot))
-        .store(Header | (uint32_t(P.setup) << 16), std::memory_order_release);
-    hsa_signal_store_screlease(Q->doorbell_signal, hsa_signal_value_t(Index));
+    submit(Q, P);
 
     const auto Deadline =
         std::chrono::steady_clock::now() + std::chrono::seconds(60);

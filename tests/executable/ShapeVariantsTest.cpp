@@ -417,24 +417,17 @@ TEST_F(ShapeVariants, ConcurrentFirstDispatchesOfAShapeOnTwoQueues) {
       std::memcpy(Args, Ptrs, sizeof(Ptrs));
       hsa_signal_t Done;
       ASSERT_EQ(hsa_signal_create(1, 0, nullptr, &Done), HSA_STATUS_SUCCESS);
-      auto *P = static_cast<hsa_kernel_dispatch_packet_t *>(Q->base_address);
-      std::memset(reinterpret_cast<char *>(P) + 4, 0, sizeof(*P) - 4);
-      P->setup = 1 << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS;
-      P->workgroup_size_x = Group;
-      P->workgroup_size_y = P->workgroup_size_z = 1;
-      P->grid_size_x = ItemsOf(T);
-      P->grid_size_y = P->grid_size_z = 1;
-      P->group_segment_size = 1024;
-      P->kernel_object = Object;
-      P->kernarg_address = Args;
-      P->completion_signal = Done;
-      hsa_queue_store_write_index_relaxed(Q, 1);
-      std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t *>(P))
-          .store(uint32_t(HSA_PACKET_TYPE_KERNEL_DISPATCH
-                          << HSA_PACKET_HEADER_TYPE) |
-                     (uint32_t(P->setup) << 16),
-                 std::memory_order_release);
-      hsa_signal_store_screlease(Q->doorbell_signal, 0);
+      hsa_kernel_dispatch_packet_t P{};
+      P.setup = 1 << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS;
+      P.workgroup_size_x = Group;
+      P.workgroup_size_y = P.workgroup_size_z = 1;
+      P.grid_size_x = ItemsOf(T);
+      P.grid_size_y = P.grid_size_z = 1;
+      P.group_segment_size = 1024;
+      P.kernel_object = Object;
+      P.kernarg_address = Args;
+      P.completion_signal = Done;
+      submit(Q, P);
       while (hsa_signal_wait_scacquire(Done, HSA_SIGNAL_CONDITION_EQ, 0,
                                        UINT64_MAX, HSA_WAIT_STATE_BLOCKED))
         ;

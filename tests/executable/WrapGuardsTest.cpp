@@ -131,27 +131,20 @@ protected:
     return takeReport();
   }
 
-  /// Puts a dispatch of 64 work-items in groups of 32 of kernel object
-  /// Object into Q's first slot and rings its doorbell.
-  static void submit(hsa_queue_t *Q, uint64_t Object, void *Args,
-                     hsa_signal_t Done) {
-    auto *P = static_cast<hsa_kernel_dispatch_packet_t *>(Q->base_address);
-    std::memset(reinterpret_cast<char *>(P) + 4, 0, sizeof(*P) - 4);
-    P->setup = 1 << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS;
-    P->workgroup_size_x = 32;
-    P->workgroup_size_y = P->workgroup_size_z = 1;
-    P->grid_size_x = 64;
-    P->grid_size_y = P->grid_size_z = 1;
-    P->kernel_object = Object;
-    P->kernarg_address = Args;
-    P->completion_signal = Done;
-    hsa_queue_store_write_index_relaxed(Q, 1);
-    std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t *>(P))
-        .store(uint32_t(HSA_PACKET_TYPE_KERNEL_DISPATCH
-                        << HSA_PACKET_HEADER_TYPE) |
-                   (uint32_t(P->setup) << 16),
-               std::memory_order_release);
-    hsa_signal_store_screlease(Q->doorbell_signal, 0);
+  /// Submits to Q a dispatch of kernel object Object over 64 work-items
+  /// in groups of 32.
+  static void submit64(hsa_queue_t *Q, uint64_t Object, void *Args,
+                       hsa_signal_t Done) {
+    hsa_kernel_dispatch_packet_t P{};
+    P.setup = 1 << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS;
+    P.workgroup_size_x = 32;
+    P.workgroup_size_y = P.workgroup_size_z = 1;
+    P.grid_size_x = 64;
+    P.grid_size_y = P.grid_size_z = 1;
+    P.kernel_object = Object;
+    P.kernarg_address = Args;
+    P.completion_signal = Done;
+    submit(Q, P);
   }
 
   std::string takeReport() {
@@ -265,7 +258,7 @@ TEST_F(WrapGuards, ConcurrentDispatchesWithAndWithoutWraps) {
       std::memcpy(Args, &A, sizeof(A));
       hsa_signal_t Done;
       ASSERT_EQ(hsa_signal_create(1, 0, nullptr, &Done), HSA_STATUS_SUCCESS);
-      submit(Q, Object, Args, Done);
+      submit64(Q, Object, Args, Done);
       while (hsa_signal_wait_scacquire(Done, HSA_SIGNAL_CONDITION_EQ, 0,
                                        UINT64_MAX, HSA_WAIT_STATE_BLOCKED))
         ;
@@ -305,8 +298,8 @@ TEST_F(WrapGuards, AnUnreadableKernargSegmentIsTheKernelsFault) {
             HSA_STATUS_SUCCESS);
   hsa_signal_t Done;
   ASSERT_EQ(hsa_signal_create(1, 0, nullptr, &Done), HSA_STATUS_SUCCESS);
-  submit(Q, symbolInfo<uint64_t>(K, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT),
-         Unreadable, Done);
+  submit64(Q, symbolInfo<uint64_t>(K, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT),
+           Unreadable, Done);
   const auto Deadline =
       std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (Errors.load() == 0 && std::chrono::steady_clock::now() < Deadline)
