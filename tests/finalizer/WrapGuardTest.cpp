@@ -321,6 +321,36 @@ prog kernel &k(kernarg_u64 %in, kernarg_u64 %out, kernarg_u32 %n)
 };
 )";
 
+// The same over every 16th row, k += 16 while k < n: scalar evolution
+// gives no count for such a loop (k could wrap before it reaches n), the
+// latch's comparison does (WrapGuardBuilder::latchBound).
+const char *EverySixteenthRow = R"(module &m:1:0:$full:$large:$default;
+prog kernel &k(kernarg_u64 %in, kernarg_u64 %out, kernarg_u32 %n)
+{
+	workitemabsid_u32	$s0, 0;
+	ld_kernarg_align(4)_width(all)_u32	$s1, [%n];
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%in];
+	mov_b32	$s3, 0;
+	mov_b32	$s4, 0;
+@loop:
+	mad_u32	$s5, $s3, $s1, $s0;
+	cvt_u64_u32	$d0, $s5;
+	shl_u64	$d0, $d0, 2;
+	add_u64	$d0, $d1, $d0;
+	ld_global_u32	$s6, [$d0];
+	add_u32	$s4, $s4, $s6;
+	add_u32	$s3, $s3, 16;
+	cmp_lt_b1_u32	$c0, $s3, $s1;
+	cbr_b1	$c0, @loop;
+	cvt_u64_u32	$d2, $s0;
+	shl_u64	$d2, $d2, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d3, [%out];
+	add_u64	$d3, $d3, $d2;
+	st_global_u32	$s4, [$d3];
+	ret;
+};
+)";
+
 // An offset read from global memory: no dispatch fixes it.
 const char *OffsetFromMemory = R"(module &m:1:0:$full:$large:$default;
 prog kernel &k(kernarg_u64 %data)
@@ -368,6 +398,25 @@ TEST(WrapGuardTest, TheFinalizerGuardsAnInductionsIndex) {
   EXPECT_TRUE(K.Guard.holds(geometry(65536, 1, 64, Args, sizeof(Args))));
   Args[4] = 65537;
   EXPECT_FALSE(K.Guard.holds(geometry(65536, 1, 64, Args, sizeof(Args))));
+}
+
+TEST(WrapGuardTest, TheFinalizerGuardsAnInductionScalarEvolutionCannotCount) {
+  KernelSymbol K = finalizeGuarded(EverySixteenthRow);
+  if (K.VectorWidth == 1)
+    GTEST_SKIP() << "scalar: " << K.ScalarReason;
+  ASSERT_FALSE(K.Guard.empty());
+  uint32_t Args[6] = {};
+  Args[4] = 1024; // Rows 0, 16, ..., 1008 of 1024 columns.
+  EXPECT_TRUE(K.Guard.holds(geometry(1024, 1, 64, Args, sizeof(Args))));
+  // n = 65536: k reaches 65520, the last index 65520 * 65536 + 65535,
+  // below 2^32; n = 65537: k reaches 65536, and 65536 * 65537 is past it.
+  Args[4] = 65536;
+  EXPECT_TRUE(K.Guard.holds(geometry(65536, 1, 64, Args, sizeof(Args))));
+  Args[4] = 65537;
+  EXPECT_FALSE(K.Guard.holds(geometry(1000, 1, 8, Args, sizeof(Args))));
+  // n + 15 past 2^32 - 1: k could wrap before it reaches n.
+  Args[4] = 0xfffffff8u;
+  EXPECT_FALSE(K.Guard.holds(geometry(1, 1, 1, Args, sizeof(Args))));
 }
 
 TEST(WrapGuardTest, AnIndexNoDispatchFixesKeepsItsCheck) {
