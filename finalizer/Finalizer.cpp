@@ -267,12 +267,14 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
   // again for it (LockstepGroups.h). Kernels with barriers and no fixed
   // shape the runtime may finalize again for the shapes of their
   // dispatches (runtime/ShapeVariants.h), where the program has no
-  // variables (a second code object would have copies of its own) nor
+  // variables (a second code object would have copies of its own: those
+  // declared inside kernels and functions count too, mayShareState) nor
   // indirect functions. The same holds for the code of partial waves that
-  // the runtime finalizes later (FinalizeRequest::DeferPartialWaveCode).
+  // the runtime finalizes later (FinalizeRequest::DeferPartialWaveCode),
+  // and for code with wrap checks (FinalizeRequest::GuardIndexWraps).
   std::vector<std::string> WithShapeVariants;
-  const bool Alone =
-      Lowered->Variables.empty() && Lowered->IndirectFunctions.empty();
+  const bool Alone = Lowered->Variables.empty() &&
+                     Lowered->IndirectFunctions.empty() && !mayShareState(*M);
   for (const LoweredKernel &K : Lowered->Kernels) {
     if (lockstepGroupWidth(K, Width))
       Options.LockstepKernels.push_back(K.Symbol.Name);
@@ -282,7 +284,7 @@ llvm::Expected<CodeObject> finalize(const FinalizeRequest &Request) {
   }
   WorkGroupCodeOptions Code;
   Code.DeferPartialWaves = Request.DeferPartialWaveCode && Alone;
-  Code.GuardIndexWraps = Request.GuardIndexWraps;
+  Code.GuardIndexWraps = Request.GuardIndexWraps && Alone;
   // A lockstep kernel that would not pay is lowered again as usual.
   bool Built = false;
   while (!Built && !Options.LockstepKernels.empty()) {

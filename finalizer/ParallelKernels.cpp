@@ -72,17 +72,6 @@ GlobalSet reachedFrom(const llvm::Function &Entry) {
   return Seen;
 }
 
-/// Whether kernels of M may share state, which copies in modules of their
-/// own would split: a variable that is not constant (or that M only
-/// declares: the executable defines it), an alias or an ifunc.
-bool mayShareState(const llvm::Module &M) {
-  for (const llvm::GlobalVariable &V : M.globals())
-    if (!V.getName().starts_with("llvm.") &&
-        (V.isDeclaration() || !V.isConstant()))
-      return true;
-  return !M.aliases().empty() || !M.ifuncs().empty();
-}
-
 /// Entry and what it reaches, copied out of M: the rest only declared
 /// where used (unused declarations dropped), and everything defined but
 /// Entry internal (each module has its own copies; nothing else is looked
@@ -116,6 +105,14 @@ std::unique_ptr<llvm::Module> kernelModule(const llvm::Module &M,
 }
 
 } // namespace
+
+bool mayShareState(const llvm::Module &M) {
+  for (const llvm::GlobalVariable &V : M.globals())
+    if (!V.getName().starts_with("llvm.") &&
+        (V.isDeclaration() || !V.isConstant()))
+      return true;
+  return !M.aliases().empty() || !M.ifuncs().empty();
+}
 
 llvm::Expected<std::vector<std::vector<uint8_t>>>
 compileKernels(llvm::Module &M, llvm::ArrayRef<std::string> Entries,

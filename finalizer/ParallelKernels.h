@@ -34,6 +34,12 @@ namespace openhsa::finalizer {
 /// host's hardware threads, at most 16.
 unsigned finalizeThreads();
 
+/// Whether kernels of M may share state, which copies in other modules or
+/// code objects would split: a variable that is not constant (a program's,
+/// or one declared inside a kernel or function), one M only declares (the
+/// executable defines it), an alias or an ifunc.
+bool mayShareState(const llvm::Module &M);
+
 /// Compiles M (compileToObject) into objects: one per work-group function
 /// named in Entries, with what it calls, on up to Threads threads, where
 /// M's kernels share no state and there are at least two; else M as one

@@ -48,6 +48,33 @@ prog kernel &shifted(kernarg_u64 %in, kernarg_u64 %out, kernarg_u32 %offset)
 };
 )";
 
+// &shifted, with a variable of its own that counts its dispatches:
+// work-item 0 writes the count before its dispatch to out[64].
+const char *Counted = R"(module &counted:1:0:$full:$large:$default;
+prog kernel &shifted(kernarg_u64 %in, kernarg_u64 %out, kernarg_u32 %offset)
+{
+	global_u32 %dispatches = 0;
+	workitemabsid_u32	$s0, 0;
+	ld_kernarg_align(4)_width(all)_u32	$s1, [%offset];
+	add_u32	$s2, $s0, $s1;
+	cvt_u64_u32	$d0, $s2;
+	ld_kernarg_align(8)_width(all)_u64	$d1, [%in];
+	add_u64	$d1, $d1, $d0;
+	ld_global_u8	$s3, [$d1];
+	cvt_u64_u32	$d2, $s0;
+	shl_u64	$d2, $d2, 2;
+	ld_kernarg_align(8)_width(all)_u64	$d3, [%out];
+	add_u64	$d2, $d3, $d2;
+	st_global_u32	$s3, [$d2];
+	cmp_ne_b1_u32	$c0, $s0, 0;
+	cbr_b1	$c0, @done;
+	atomic_add_global_scar_agent_u32	$s4, [%dispatches], 1;
+	st_global_u32	$s4, [$d3+256];
+@done:
+	ret;
+};
+)";
+
 constexpr uint64_t FourGiB = uint64_t(1) << 32;
 
 class WrapGuards : public ExecTest {
@@ -92,13 +119,14 @@ protected:
     return S;
   }
 
-  /// Finalizes &shifted, returning the report OPENHSA_DUMP_IR wrote.
-  hsa_code_object_t finalize(std::string &Report) {
+  /// Finalizes &shifted (Text's), returning the report OPENHSA_DUMP_IR
+  /// wrote.
+  hsa_code_object_t finalize(std::string &Report, const char *Text = Gather) {
     std::filesystem::create_directories(Dumps);
     hsa_code_object_t CO;
     {
       ScopedEnv Dump("OPENHSA_DUMP_IR", Dumps.c_str());
-      CO = finalizeText(Gather);
+      CO = finalizeText(Text);
     }
     Report = takeReport();
     return CO;
@@ -107,8 +135,9 @@ protected:
   /// Runs K over 64 work-items in groups of 32 with Offset, checks every
   /// result, and returns what a finalization during the dispatch reported
   /// ("" if none ran).
-  std::string run(hsa_executable_symbol_t K, uint32_t Offset) {
-    std::vector<uint32_t> Out(64, ~0u);
+  std::string run(hsa_executable_symbol_t K, uint32_t Offset,
+                  uint32_t *Count = nullptr) {
+    std::vector<uint32_t> Out(65, ~0u);
     struct {
       uint8_t *In;
       uint32_t *Out;
@@ -128,6 +157,8 @@ protected:
         break;
       }
     }
+    if (Count)
+      *Count = Out[64];
     return takeReport();
   }
 
@@ -195,6 +226,24 @@ TEST_F(WrapGuards, DispatchesWhoseIndicesWrapRunTheCodeWithChecks) {
   EXPECT_EQ(run(K, uint32_t(FourGiB - 40)), ""); // That code again.
   EXPECT_EQ(run(K, 7), "");                      // The program's code.
   EXPECT_EQ(run(K, uint32_t(FourGiB - 1)), "");
+}
+
+// A kernel with a variable of its own keeps its checks: code finalized
+// again would have a copy of the variable, and the dispatches that ran it
+// would count apart from the others.
+TEST_F(WrapGuards, KernelsWithVariablesOfTheirOwnKeepTheirChecks) {
+  std::string Report;
+  hsa_executable_symbol_t K = load(finalize(Report, Counted));
+  if (!vectorized(Report))
+    GTEST_SKIP() << "not vectorized here: " << Report;
+  EXPECT_NE(Report.find("(1 checked)"), std::string::npos) << Report;
+  uint32_t Count = ~0u;
+  EXPECT_EQ(run(K, 5, &Count), "");
+  EXPECT_EQ(Count, 0u);
+  EXPECT_EQ(run(K, uint32_t(FourGiB - 8), &Count), "");
+  EXPECT_EQ(Count, 1u);
+  EXPECT_EQ(run(K, 6, &Count), "");
+  EXPECT_EQ(Count, 2u);
 }
 
 // hsa_code_object_serialize writes code with its checks: where the bytes
