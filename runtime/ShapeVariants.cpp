@@ -6,8 +6,9 @@
 #include "finalizer/FinalizeCache.h"
 #include "runtime/core/Log.h"
 
+#include "llvm/ADT/SmallVector.h"
+
 #include <cstring>
-#include <vector>
 
 namespace openhsa {
 
@@ -71,17 +72,18 @@ ShapeVariants::variantFor(unsigned Dims, const uint32_t (&Grid)[3],
   // armed: a packet's bad kernarg address is the kernel's fault to report
   // (it reads them too), not a crash of the runtime. A guard that cannot
   // read them fails.
-  std::vector<uint8_t> Args(std::min<size_t>(Slot->Guard.kernargExtent(),
-                                             Original.KernargSegmentSize));
+  llvm::SmallVector<uint8_t, 256> Args(std::min<size_t>(
+      Slot->Guard.kernargExtent(), Original.KernargSegmentSize));
   if (!Args.empty() && Kernarg) {
     struct Copy {
       const void *From;
-      std::vector<uint8_t> &To;
-    } C{Kernarg, Args};
+      void *To;
+      size_t Bytes;
+    } C{Kernarg, Args.data(), Args.size()};
     if (cpu::runKernelCode(
             [](void *Data) {
               auto *C = static_cast<Copy *>(Data);
-              std::memcpy(C->To.data(), C->From, C->To.size());
+              std::memcpy(C->To, C->From, C->Bytes);
             },
             &C) == 0) {
       G.Kernarg = Args.data();

@@ -293,8 +293,12 @@ prog kernel &k(kernarg_u64 %in, kernarg_u64 %out, kernarg_u32 %width)
 };
 )";
 
-// Each work-item sums column x of an n x n matrix: in[k * n + x], k < n.
-const char *ColumnSums = R"(module &m:1:0:$full:$large:$default;
+// Each work-item sums column x of an n x n matrix over every Step-th row:
+// in[k * n + x], k = 0, Step, ... while k < n. With a step of 16, scalar
+// evolution gives no count for the loop (k could wrap before it reaches
+// n); the latch's comparison does (WrapGuardBuilder::latchBound).
+std::string columnSums(unsigned Step) {
+  return R"(module &m:1:0:$full:$large:$default;
 prog kernel &k(kernarg_u64 %in, kernarg_u64 %out, kernarg_u32 %n)
 {
 	workitemabsid_u32	$s0, 0;
@@ -309,7 +313,8 @@ prog kernel &k(kernarg_u64 %in, kernarg_u64 %out, kernarg_u32 %n)
 	add_u64	$d0, $d1, $d0;
 	ld_global_u32	$s6, [$d0];
 	add_u32	$s4, $s4, $s6;
-	add_u32	$s3, $s3, 1;
+	add_u32	$s3, $s3, )" +
+         std::to_string(Step) + R"(;
 	cmp_lt_b1_u32	$c0, $s3, $s1;
 	cbr_b1	$c0, @loop;
 	cvt_u64_u32	$d2, $s0;
@@ -320,36 +325,7 @@ prog kernel &k(kernarg_u64 %in, kernarg_u64 %out, kernarg_u32 %n)
 	ret;
 };
 )";
-
-// The same over every 16th row, k += 16 while k < n: scalar evolution
-// gives no count for such a loop (k could wrap before it reaches n), the
-// latch's comparison does (WrapGuardBuilder::latchBound).
-const char *EverySixteenthRow = R"(module &m:1:0:$full:$large:$default;
-prog kernel &k(kernarg_u64 %in, kernarg_u64 %out, kernarg_u32 %n)
-{
-	workitemabsid_u32	$s0, 0;
-	ld_kernarg_align(4)_width(all)_u32	$s1, [%n];
-	ld_kernarg_align(8)_width(all)_u64	$d1, [%in];
-	mov_b32	$s3, 0;
-	mov_b32	$s4, 0;
-@loop:
-	mad_u32	$s5, $s3, $s1, $s0;
-	cvt_u64_u32	$d0, $s5;
-	shl_u64	$d0, $d0, 2;
-	add_u64	$d0, $d1, $d0;
-	ld_global_u32	$s6, [$d0];
-	add_u32	$s4, $s4, $s6;
-	add_u32	$s3, $s3, 16;
-	cmp_lt_b1_u32	$c0, $s3, $s1;
-	cbr_b1	$c0, @loop;
-	cvt_u64_u32	$d2, $s0;
-	shl_u64	$d2, $d2, 2;
-	ld_kernarg_align(8)_width(all)_u64	$d3, [%out];
-	add_u64	$d3, $d3, $d2;
-	st_global_u32	$s4, [$d3];
-	ret;
-};
-)";
+}
 
 // An offset read from global memory: no dispatch fixes it.
 const char *OffsetFromMemory = R"(module &m:1:0:$full:$large:$default;
@@ -386,7 +362,7 @@ TEST(WrapGuardTest, TheFinalizerGuardsARowMajorIndex) {
 }
 
 TEST(WrapGuardTest, TheFinalizerGuardsAnInductionsIndex) {
-  KernelSymbol K = finalizeGuarded(ColumnSums);
+  KernelSymbol K = finalizeGuarded(columnSums(1).c_str());
   if (K.VectorWidth == 1)
     GTEST_SKIP() << "scalar: " << K.ScalarReason;
   ASSERT_FALSE(K.Guard.empty());
@@ -401,7 +377,7 @@ TEST(WrapGuardTest, TheFinalizerGuardsAnInductionsIndex) {
 }
 
 TEST(WrapGuardTest, TheFinalizerGuardsAnInductionScalarEvolutionCannotCount) {
-  KernelSymbol K = finalizeGuarded(EverySixteenthRow);
+  KernelSymbol K = finalizeGuarded(columnSums(16).c_str());
   if (K.VectorWidth == 1)
     GTEST_SKIP() << "scalar: " << K.ScalarReason;
   ASSERT_FALSE(K.Guard.empty());
