@@ -28,33 +28,15 @@ using namespace openhsa::test;
 namespace {
 
 // out[i] = in[(i + offset) mod 2^32], bytes: lanes of one wave read
-// consecutive bytes unless their indices wrap.
-const char *Gather = R"(module &wraps:1:0:$full:$large:$default;
-prog kernel &shifted(kernarg_u64 %in, kernarg_u64 %out, kernarg_u32 %offset)
+// consecutive bytes unless their indices wrap. Counting: with a variable
+// of its own that counts its dispatches, whose count before the dispatch
+// work-item 0 writes to out[64].
+std::string shifted(bool Counting) {
+  return std::string("module &wraps:1:0:$full:$large:$default;\n") +
+         R"(prog kernel &shifted(kernarg_u64 %in, kernarg_u64 %out, kernarg_u32 %offset)
 {
-	workitemabsid_u32	$s0, 0;
-	ld_kernarg_align(4)_width(all)_u32	$s1, [%offset];
-	add_u32	$s2, $s0, $s1;
-	cvt_u64_u32	$d0, $s2;
-	ld_kernarg_align(8)_width(all)_u64	$d1, [%in];
-	add_u64	$d1, $d1, $d0;
-	ld_global_u8	$s3, [$d1];
-	cvt_u64_u32	$d2, $s0;
-	shl_u64	$d2, $d2, 2;
-	ld_kernarg_align(8)_width(all)_u64	$d3, [%out];
-	add_u64	$d3, $d3, $d2;
-	st_global_u32	$s3, [$d3];
-	ret;
-};
-)";
-
-// &shifted, with a variable of its own that counts its dispatches:
-// work-item 0 writes the count before its dispatch to out[64].
-const char *Counted = R"(module &counted:1:0:$full:$large:$default;
-prog kernel &shifted(kernarg_u64 %in, kernarg_u64 %out, kernarg_u32 %offset)
-{
-	global_u32 %dispatches = 0;
-	workitemabsid_u32	$s0, 0;
+)" + (Counting ? "\tglobal_u32 %dispatches = 0;\n" : "") +
+         R"(	workitemabsid_u32	$s0, 0;
 	ld_kernarg_align(4)_width(all)_u32	$s1, [%offset];
 	add_u32	$s2, $s0, $s1;
 	cvt_u64_u32	$d0, $s2;
@@ -66,14 +48,16 @@ prog kernel &shifted(kernarg_u64 %in, kernarg_u64 %out, kernarg_u32 %offset)
 	ld_kernarg_align(8)_width(all)_u64	$d3, [%out];
 	add_u64	$d2, $d3, $d2;
 	st_global_u32	$s3, [$d2];
-	cmp_ne_b1_u32	$c0, $s0, 0;
+)" +
+         (Counting ? R"(	cmp_ne_b1_u32	$c0, $s0, 0;
 	cbr_b1	$c0, @done;
 	atomic_add_global_scar_agent_u32	$s4, [%dispatches], 1;
 	st_global_u32	$s4, [$d3+256];
 @done:
-	ret;
-};
-)";
+)"
+                   : "") +
+         "\tret;\n};\n";
+}
 
 constexpr uint64_t FourGiB = uint64_t(1) << 32;
 
@@ -119,14 +103,14 @@ protected:
     return S;
   }
 
-  /// Finalizes &shifted (Text's), returning the report OPENHSA_DUMP_IR
-  /// wrote.
-  hsa_code_object_t finalize(std::string &Report, const char *Text = Gather) {
+  /// Finalizes &shifted (shifted(Counting)), returning the report
+  /// OPENHSA_DUMP_IR wrote.
+  hsa_code_object_t finalize(std::string &Report, bool Counting = false) {
     std::filesystem::create_directories(Dumps);
     hsa_code_object_t CO;
     {
       ScopedEnv Dump("OPENHSA_DUMP_IR", Dumps.c_str());
-      CO = finalizeText(Text);
+      CO = finalizeText(shifted(Counting));
     }
     Report = takeReport();
     return CO;
@@ -233,7 +217,7 @@ TEST_F(WrapGuards, DispatchesWhoseIndicesWrapRunTheCodeWithChecks) {
 // would count apart from the others.
 TEST_F(WrapGuards, KernelsWithVariablesOfTheirOwnKeepTheirChecks) {
   std::string Report;
-  hsa_executable_symbol_t K = load(finalize(Report, Counted));
+  hsa_executable_symbol_t K = load(finalize(Report, /*Counting=*/true));
   if (!vectorized(Report))
     GTEST_SKIP() << "not vectorized here: " << Report;
   EXPECT_NE(Report.find("(1 checked)"), std::string::npos) << Report;
