@@ -181,8 +181,10 @@ TEST(CrossLaneTest, EveryFormAtTheWavefrontSize) {
 // Wavefronts are consecutive in current flattened id order (PRM 2.6): in
 // 2-D groups whose rows are not a multiple of W long they cross rows, and
 // a divergent branch leaves only some lanes active. Each work-item writes
-// its lane among the active ones, the active lanes' count and lane 0's flat
-// id (the identity where lane 0 is inactive); a wavebarrier ends it.
+// its lane among the active ones, the active lanes' count, lane 0's flat
+// id (the identity where lane 0 is inactive) and the mask of the active
+// lanes whose flat id is odd (inactive lanes' bits clear, PRM 9.4.3); a
+// wavebarrier ends it.
 TEST(CrossLaneTest, WavefrontsFollowFlattenedIdsAcrossRows) {
   const char *Src = R"(
 module &m:1:0:$full:$large:$default;
@@ -192,22 +194,31 @@ kernel &flat(kernarg_u64 %out)
 	workitemflatabsid_u32	$s1;
 	ld_kernarg_align(8)_width(all)_u64	$d0, [%out];
 	cvt_u64_u32	$d1, $s1;
-	shl_u64	$d1, $d1, 4;
+	shl_u64	$d1, $d1, 5;
 	add_u64	$d0, $d0, $d1;
 	mov_b32	$s2, 0xffffffff;
 	mov_b32	$s3, 0xffffffff;
 	mov_b32	$s4, 0xffffffff;
+	mov_b64	$d2, 0x7777;
+	mov_b64	$d3, 0x7777;
 	rem_u32	$s5, $s0, 3;
 	cmp_eq_b1_u32	$c0, $s5, 1;
 	cbr_b1	$c0, @skip;
 	activelaneid_u32	$s2;
 	activelanecount_u32_b1	$s3, 1;
 	activelanepermute_b32	$s4, $s0, 0, 0xeeeeeeee, 0;
+	and_b32	$s6, $s0, 1;
+	cmp_ne_b1_u32	$c1, $s6, 0;
+	activelanemask_v4_b64_b1	($d2, $d4, $d5, $d6), $c1;
+	or_b64	$d3, $d4, $d5;
+	or_b64	$d3, $d3, $d6;
 @skip:
 	st_global_u32	$s2, [$d0];
 	st_global_u32	$s3, [$d0+4];
 	st_global_u32	$s4, [$d0+8];
 	st_global_u32	$s0, [$d0+12];
+	st_global_u64	$d2, [$d0+16];
+	st_global_u64	$d3, [$d0+24];
 	wavebarrier;
 	ret;
 };
@@ -225,6 +236,7 @@ kernel &flat(kernarg_u64 %out)
     ASSERT_GE(W, 1u);
     struct Item {
       uint32_t LaneId, Count, FromLane0, Flat;
+      uint64_t OddMask, HighMask;
     };
     // Groups of 5x3 and 7x2x2 (rows cross waves), and 16x2 (whole rows);
     // grids with partial groups at the far edges.
@@ -235,7 +247,7 @@ kernel &flat(kernarg_u64 %out)
          {Shape{2, {12, 7, 1}, {5, 3, 1}}, Shape{3, {9, 4, 3}, {7, 2, 2}},
           Shape{2, {32, 3, 1}, {16, 2, 1}}}) {
       const uint32_t N = S.Size[0] * S.Size[1] * S.Size[2];
-      std::vector<Item> Out(N, Item{7, 7, 7, 7});
+      std::vector<Item> Out(N, Item{7, 7, 7, 7, 7, 7});
       Item *Ptr = Out.data();
       Grid G;
       G.Dims = S.Dims;
@@ -269,19 +281,24 @@ kernel &flat(kernarg_u64 %out)
                   std::min<uint32_t>(WaveStart + W, uint32_t(Abs.size()));
               if (F % 3 == 1) {
                 EXPECT_EQ(R.LaneId, 0xffffffffu);
+                EXPECT_EQ(R.OddMask, 0x7777u);
                 continue;
               }
               uint32_t Below = 0, Count = 0;
+              uint64_t OddMask = 0;
               for (uint32_t K = WaveStart; K < WaveEnd; ++K)
                 if (K % 3 != 1) {
                   Below += K < F;
                   ++Count;
+                  OddMask |= uint64_t(K & 1) << (K - WaveStart);
                 }
               EXPECT_EQ(R.Flat, F);
               EXPECT_EQ(R.LaneId, Below);
               EXPECT_EQ(R.Count, Count);
               EXPECT_EQ(R.FromLane0,
                         WaveStart % 3 != 1 ? WaveStart : 0xeeeeeeeeu);
+              EXPECT_EQ(R.OddMask, OddMask);
+              EXPECT_EQ(R.HighMask, 0u); // Lanes past 64: none.
             }
           }
     }

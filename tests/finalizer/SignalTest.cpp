@@ -330,6 +330,60 @@ TEST_F(SignalTest, WorkGroupsSignalEachOtherAcrossThreads) {
   }
 }
 
+// Signal operations in a divergent branch run once per active lane, in
+// lane order: odd work-items take tickets from one signal, every
+// work-item passes a compare-and-swap chain along another (x -> x + 1),
+// which reaches n only if every lane's ran, in work-item order.
+const char *Divergent = R"(
+module &m:1:0:$full:$large:$default;
+kernel &tickets(kernarg_u64 %tickets, kernarg_u64 %count, kernarg_u64 %chain)
+{
+	workitemabsid_u32	$s0, 0;
+	cvt_u64_u32	$d0, $s0;
+	shl_u64	$d1, $d0, 3;
+	ld_kernarg_align(8)_width(all)_u64	$d2, [%tickets];
+	add_u64	$d2, $d2, $d1;
+	ld_kernarg_align(8)_width(all)_u64	$d3, [%count];
+	ld_kernarg_align(8)_width(all)_u64	$d4, [%chain];
+	mov_b64	$d5, -1;
+	and_b32	$s1, $s0, 1;
+	cmp_eq_b1_u32	$c0, $s1, 0;
+	cbr_b1	$c0, @even;
+	signal_add_rlx_u64_sig64	$d5, $d3, 1;
+@even:
+	st_global_u64	$d5, [$d2];
+	add_u64	$d6, $d0, 1;
+	signal_cas_scar_b64_sig64	$d7, $d4, $d0, $d6;
+	ret;
+};
+)";
+
+TEST_F(SignalTest, OperationsInADivergentBranchRunPerActiveLaneInOrder) {
+  auto Ps = bothWays(Divergent, "&tickets");
+  ASSERT_EQ(Ps.size(), 2u);
+  for (const auto &P : Ps) {
+    const uint32_t N = 203;
+    Signal Count(0), Chain(0);
+    std::vector<int64_t> Tickets(N, 0);
+    struct {
+      int64_t *Tickets;
+      uint64_t Count, Chain;
+    } K{Tickets.data(), Count.handle().handle, Chain.handle().handle};
+    Grid G;
+    G.Size[0] = N;
+    G.WorkGroup[0] = 40;
+    runKernel(P, "&tickets", G, &K);
+    EXPECT_EQ(Count.load(std::memory_order_relaxed), int64_t(N / 2));
+    // One thread runs the groups in order, a wave's lanes in order (on a
+    // GPU agent lanes run at once: one swap of each value wins).
+    if (!runsOnGpu()) {
+      EXPECT_EQ(Chain.load(std::memory_order_relaxed), int64_t(N));
+      for (uint32_t X = 0; X < N; ++X)
+        ASSERT_EQ(Tickets[X], X & 1 ? int64_t(X / 2) : -1) << X;
+    }
+  }
+}
+
 const char *Contended = R"(
 module &m:1:0:$full:$large:$default;
 kernel &contend(kernarg_u64 %up, kernarg_u64 %down, kernarg_u64 %mixed)

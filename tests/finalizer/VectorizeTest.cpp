@@ -659,6 +659,18 @@ kernel &memory(kernarg_u64 %in, kernarg_u64 %perm, kernarg_u64 %out, kernarg_u64
 TEST(VectorizeTest, GathersScattersAndUniformLoads) {
   auto Ps = bothWays(Memory, "&memory");
   ASSERT_EQ(Ps.size(), 2u);
+  // Classified as the comments in the kernel say: in[0] and the four
+  // kernel arguments uniform; perm[x], in[x - 1] and prev[x] consecutive;
+  // in[3x] and out[perm[x]] gathered and scattered.
+  if (!runsOnGpu()) {
+    const std::string Report =
+        dumpFinalization(Memory, openhsa::finalizer::hostVectorWidth()).Report;
+    EXPECT_NE(Report.find("5 uniform, 3 consecutive"), std::string::npos)
+        << Report;
+    EXPECT_NE(Report.find("2 gathers or scatters, 0 lane by lane"),
+              std::string::npos)
+        << Report;
+  }
   const uint32_t N = 300;
   std::vector<uint32_t> In(3 * N), Perm(N);
   for (uint32_t I = 0; I < 3 * N; ++I)
@@ -1710,6 +1722,62 @@ kernel &withfbarrier(kernarg_u64 %out)
   ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
   EXPECT_EQ(Back->Kernels[0].VectorWidth, 1u);
   EXPECT_EQ(Back->Kernels[0].ScalarReason, K->ScalarReason);
+}
+
+// The finalizer's report (OPENHSA_DUMP_IR's <module>.vectorize.txt) says
+// which kernels fell back to scalar work-item loops and why; with
+// OPENHSA_VECTORIZE=0 every kernel does, at the default width, and runs.
+TEST(VectorizeTest, TheReportSaysWhichKernelsFellBackAndWhy) {
+  if (runsOnGpu())
+    GTEST_SKIP() << "the CPU's work-item vectorizer";
+  const std::string Scalar = dumpFinalization(Collatz, 1).Report;
+  EXPECT_NE(Scalar.find("&collatz: scalar work-item loops: vectorization is "
+                        "off"),
+            std::string::npos)
+      << Scalar;
+  const std::string Vector =
+      dumpFinalization(Collatz, openhsa::finalizer::hostVectorWidth()).Report;
+  EXPECT_NE(Vector.find("&collatz: vectorized, " +
+                        std::to_string(openhsa::finalizer::hostVectorWidth()) +
+                        " work-items at once"),
+            std::string::npos)
+      << Vector;
+  const char *Fbarrier = R"(
+module &m:1:0:$full:$large:$default;
+kernel &waits(kernarg_u64 %out)
+{
+	fbarrier %fb;
+	initfbar	%fb;
+	joinfbar	%fb;
+	waitfbar	%fb;
+	leavefbar	%fb;
+	releasefbar	%fb;
+	ret;
+};
+)";
+  const std::string Waits =
+      dumpFinalization(Fbarrier, openhsa::finalizer::hostVectorWidth()).Report;
+  EXPECT_NE(Waits.find(
+                "&waits: scalar work-item loops: work-items wait at fbarriers"),
+            std::string::npos)
+      << Waits;
+
+  ScopedEnv Off("OPENHSA_VECTORIZE", "0");
+  auto P = finalizeText(Collatz);
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  const auto *K = P->kernel("&collatz");
+  ASSERT_NE(K, nullptr);
+  EXPECT_EQ(K->VectorWidth, 1u);
+  EXPECT_EQ(K->ScalarReason, "vectorization is off");
+  const uint32_t N = 50;
+  std::vector<uint32_t> Out(N, 0);
+  OutN Args{Out.data(), N};
+  Grid G;
+  G.Size[0] = N;
+  G.WorkGroup[0] = 16;
+  runKernel(*P, "&collatz", G, &Args);
+  for (uint32_t I = 0; I < N; ++I)
+    ASSERT_EQ(Out[I], collatzSteps(I + 1)) << I;
 }
 
 // Every width the vectorizer may pick (4 on SSE/NEON, 8 on AVX2, 16 on
