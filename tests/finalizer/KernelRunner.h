@@ -172,6 +172,18 @@ inline std::vector<FinalizedProgram> bothWays(const std::string &Source,
   return R;
 }
 
+/// Expects Kernel of P, finalized at the default width, to run vectorized
+/// on the CPU agent unless OPENHSA_VECTORIZE=0: for tests of per-lane
+/// behaviour that a silent fall back to scalar work-item loops would pass.
+inline void expectVectorized(const FinalizedProgram &P,
+                             const std::string &Kernel) {
+  if (runsOnGpu() || !finalizer::vectorizationEnabled())
+    return;
+  const auto *K = P.kernel(Kernel);
+  ASSERT_NE(K, nullptr) << "no kernel " << Kernel;
+  EXPECT_GT(K->VectorWidth, 1u) << K->ScalarReason;
+}
+
 /// Source finalized W wide with Directives, with the dump variable Var
 /// (OPENHSA_DUMP_IR, OPENHSA_DUMP_ASM) set to a fresh directory: the files
 /// written there, by path, read before the directory goes; Finalized
@@ -497,6 +509,14 @@ llvm::Expected<std::vector<R>> runElementwise(const ElementwiseKernel &K,
   auto P = finalizeText(elementwiseSource(K));
   if (!P)
     return P.takeError();
+  // Straight-line code vectorizes: a silent fall back to scalar work-item
+  // loops would leave the per-lane paths these kernels test untested.
+  if (!runsOnGpu() && finalizer::vectorizationEnabled())
+    if (const auto *Symbol = P->kernel("&elementwise");
+        Symbol && Symbol->VectorWidth <= 1)
+      return llvm::createStringError(
+          "elementwise: the kernel fell back to scalar work-item loops: " +
+          Symbol->ScalarReason);
   std::vector<R> Out(N);
   struct {
     const void *In[4];

@@ -288,6 +288,8 @@ TEST_F(SystemTest, DebugTrapHaltsTheWorkItemAndStopsTheQueue) {
                     "TheQueue";
   auto P = finalizeText(Trap);
   ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  // Only the trapping lane halts: the others of its wave go on.
+  expectVectorized(*P, "&trap");
   ErrorLog Log;
   auto Q = makeQueue(&Log);
   ASSERT_NE(Q, nullptr);
@@ -493,6 +495,8 @@ TEST_F(SystemTest, DebugTrapInFunctionsHaltsTheWorkItem) {
                     "TheQueue";
   auto P = finalizeText(TrapInFunctions);
   ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  // Only the trapping lane halts: the others of its wave go on.
+  expectVectorized(*P, "&trap");
   ErrorLog Log;
   auto Q = makeQueue(&Log);
   ASSERT_NE(Q, nullptr);
