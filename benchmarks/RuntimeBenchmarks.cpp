@@ -139,7 +139,8 @@ void BM_DispatchThroughput(benchmark::State &State) {
 }
 BENCHMARK(BM_DispatchThroughput)->UseRealTime()->Unit(benchmark::kMillisecond);
 
-// Empty dispatches of N single-work-item work-groups, round trip.
+// Empty dispatches of N single-work-item work-groups, round trip; 16384:
+// as many work-groups as the SIMD suite's scan dispatches.
 void BM_DispatchWorkGroups(benchmark::State &State) {
   DispatchFixture F;
   const auto Groups = uint32_t(State.range(0));
@@ -157,6 +158,7 @@ void BM_DispatchWorkGroups(benchmark::State &State) {
 BENCHMARK(BM_DispatchWorkGroups)
     ->Arg(16)
     ->Arg(4096)
+    ->Arg(16384)
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
 
